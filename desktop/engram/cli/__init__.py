@@ -1,0 +1,50 @@
+"""Headless entry points: ``engram doctor``, ``engram memory ...`` and (with no command) the window.
+
+Each area registers its sub-commands from its own module; every command takes ``--data-dir``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engram.core.errors import EngramError
+
+AREAS = ("engram.cli.doctor", "engram.cli.memory")
+
+
+def common_options() -> argparse.ArgumentParser:
+    """Options every command accepts, before or after the command's name."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=argparse.SUPPRESS,
+                        help="the folder for Engram's database and session files (default: platformdirs,"
+                             " or ENGRAM_DATA_DIR)")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    common = common_options()
+    parser = argparse.ArgumentParser(prog="engram", parents=[common],
+                                     description="Engram, an offline assistant that remembers."
+                                                 " With no command, the window opens.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for area in AREAS:
+        importlib.import_module(area).register(commands, common)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if not hasattr(args, "run"):
+        from engram.ui.main import run_window
+
+        return run_window(getattr(args, "data_dir", None))
+    try:
+        return args.run(args) or 0
+    except EngramError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,119 @@
+"""``engram memory add|search|list|forget|history``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from engram.core.app import Engram
+from engram.core.records import Kind
+from engram.core.scope import Scope
+from engram.core.search import MODES, SearchOptions
+
+
+def register(commands, common: argparse.ArgumentParser) -> None:
+    memory = commands.add_parser("memory", parents=[common], help="see, add, search and forget memories")
+    sub = memory.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def user_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--user", help="whose memories (default: this desktop's profile)")
+
+    add = sub.add_parser("add", parents=[common], help="remember a text")
+    user_options(add)
+    add.add_argument("--session", default="", help="the session it belongs to (default: none)")
+    add.add_argument("--kind", default="fact", help="one of: " + ", ".join(k.value for k in Kind))
+    add.add_argument("--importance", type=float, default=0.5)
+    add.add_argument("--json", action="store_true")
+    add.add_argument("text")
+    add.set_defaults(run=_add)
+
+    search = sub.add_parser("search", parents=[common], help="find memories by words and meaning")
+    user_options(search)
+    search.add_argument("--session", default="", help="only this session (default: all of the user's)")
+    search.add_argument("-k", type=int, default=5, help="how many results (default 5)")
+    search.add_argument("--mode", choices=MODES, default="hybrid")
+    search.add_argument("--kind", action="append", default=[], help="only this kind (repeatable)")
+    search.add_argument("--json", action="store_true")
+    search.add_argument("query")
+    search.set_defaults(run=_search)
+
+    listing = sub.add_parser("list", parents=[common], help="list memories, newest first")
+    user_options(listing)
+    listing.add_argument("--session", default="")
+    listing.add_argument("--kind", action="append", default=[])
+    listing.add_argument("--limit", type=int, default=100)
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(run=_list)
+
+    forget = sub.add_parser("forget", parents=[common], help="delete a memory for good")
+    user_options(forget)
+    forget.add_argument("id", type=int)
+    forget.set_defaults(run=_forget)
+
+    history = sub.add_parser("history", parents=[common], help="every change to a memory")
+    user_options(history)
+    history.add_argument("id", type=int)
+    history.add_argument("--json", action="store_true")
+    history.set_defaults(run=_history)
+
+
+def _open(args) -> tuple[Engram, Scope]:
+    engram = Engram(getattr(args, "data_dir", None))
+    return engram, Scope(user=args.user or engram.user, session=getattr(args, "session", "") or "")
+
+
+def _show(memory, as_json: bool, score: float | None = None) -> None:
+    if as_json:
+        record = memory.to_json() | ({"score": round(score, 4)} if score is not None else {})
+        print(json.dumps(record, ensure_ascii=False))
+    else:
+        scored = f"  ({score:.2f})" if score is not None else ""
+        where = f" session {memory.scope.session}" if memory.scope.session else ""
+        print(f"#{memory.id} [{memory.kind.value}] {memory.text}{scored}  — {memory.created_at[:16]}{where}")
+
+
+def _add(args) -> int:
+    engram, scope = _open(args)
+    memory = engram.store.add(args.text, scope, args.kind, importance=args.importance, actor="user")
+    _show(memory, args.json)
+    return 0
+
+
+def _search(args) -> int:
+    engram, scope = _open(args)
+    result = engram.store.search(args.query, scope, SearchOptions(mode=args.mode, k=args.k, kinds=tuple(args.kind)))
+    for hit in result.hits:
+        _show(hit.memory, args.json, hit.score)
+    if not args.json:
+        for note in result.notes:
+            print(f"note: {note}")
+    return 0
+
+
+def _list(args) -> int:
+    engram, scope = _open(args)
+    for memory in engram.store.list(scope, kinds=args.kind, limit=args.limit):
+        _show(memory, args.json)
+    return 0
+
+
+def _forget(args) -> int:
+    engram, scope = _open(args)
+    engram.store.get(args.id, scope)
+    engram.store.delete(args.id, actor="user")
+    print(f"forgot #{args.id}")
+    return 0
+
+
+def _history(args) -> int:
+    engram, scope = _open(args)
+    if engram.store.get_many([args.id]) and not engram.store.get_many([args.id], scope):
+        engram.store.get(args.id, scope)  # another user's memory: report it as not found
+    for change in engram.store.history(args.id):
+        if args.json:
+            print(json.dumps(change.__dict__, ensure_ascii=False))
+        else:
+            text = change.new_text if change.action != "delete" else "(forgotten)"
+            before = f" (was: {change.old_text})" if change.action == "update" else ""
+            print(f"{change.at}  {change.action:<6} by {change.actor:<6} {text}{before}")
+    return 0

@@ -1,0 +1,1 @@
+"""The Qt-free core: storage, retrieval, models, memory providers, files, the turn engine."""

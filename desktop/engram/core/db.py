@@ -1,0 +1,129 @@
+"""One SQLite file holds everything: opened through apsw so sqlite-vec loads on any Python.
+
+The standard library's ``sqlite3`` is often built without extension loading; apsw ships its own
+SQLite (with FTS5 and the trigram tokenizer) and can always load sqlite-vec.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import apsw
+import sqlite_vec
+
+from engram.core.errors import DatabaseError, DataDirError
+from engram.core.migrations import MIGRATIONS
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_file(path: Path) -> None:
+    """Refuse, before SQLite touches it, a file that exists but is not a SQLite database."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as f:
+        if f.read(16) != SQLITE_MAGIC:
+            raise DatabaseError(
+                f"{path} is not an Engram database (not a SQLite file); it was left untouched.",
+                hint="point --data-dir / ENGRAM_DATA_DIR at another folder, or move that file away",
+            )
+
+
+class Database:
+    """A connection with WAL, foreign keys, sqlite-vec and every migration applied.
+
+    apsw connections are safe to share between threads (calls are serialised); ``transaction``
+    additionally holds a Python lock so one thread's multi-statement change is not interleaved
+    with another's.
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path) if str(path) != ":memory:" else None
+        if self.path is not None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise DataDirError(f"cannot create the data folder {self.path.parent}: {e.strerror}",
+                                   hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
+            _check_file(self.path)
+        self._lock = threading.RLock()
+        try:
+            self.conn = apsw.Connection(str(path))
+            self.conn.set_busy_timeout(5000)
+            self.conn.enable_load_extension(True)
+            self.conn.load_extension(sqlite_vec.loadable_path())
+            self.conn.enable_load_extension(False)
+            self._configure()
+            self._migrate()
+        except apsw.NotADBError as e:
+            raise DatabaseError(f"{path} is not a usable SQLite database: {e}",
+                                hint="move the file away; Engram will not overwrite it") from e
+        except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as e:
+            raise DataDirError(f"cannot open {path} for writing: {e}",
+                               hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
+
+    def _configure(self) -> None:
+        if self.path is not None:
+            mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise DataDirError(f"SQLite could not switch {self.path} to WAL mode (got {mode})")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        # Forgotten memories must not linger in free pages of the file.
+        self.conn.execute("PRAGMA secure_delete=ON")
+
+    def _migrate(self) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
+            )
+            done = {v for (v,) in self.conn.execute("SELECT version FROM schema_migrations")}
+            newest = max((m.version for m in MIGRATIONS), default=0)
+            if done and max(done) > newest:
+                raise DatabaseError(
+                    f"the database was written by a newer Engram (schema {max(done)} > {newest})",
+                    hint="update Engram, or open another data folder")
+            for migration in MIGRATIONS:
+                if migration.version not in done:
+                    self.conn.execute(migration.sql)
+                    self.conn.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)",
+                                      (migration.version, migration.name))
+
+    @contextmanager
+    def transaction(self) -> Iterator[apsw.Connection]:
+        """All statements inside commit together or not at all."""
+        with self._lock, self.conn:
+            yield self.conn
+
+    def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
+        with self._lock:
+            return self.conn.execute(sql, params)
+
+    def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
+
+    def schema_version(self) -> int:
+        return self.query_one("SELECT max(version) FROM schema_migrations")[0] or 0
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def versions(db: Database) -> dict[str, str]:
+    """Versions of the parts the doctor reports."""
+    return {
+        "sqlite": db.query_one("SELECT sqlite_version()")[0],
+        "sqlite-vec": db.query_one("SELECT vec_version()")[0],
+        "apsw": apsw.apsw_version(),
+    }

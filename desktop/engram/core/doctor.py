@@ -1,0 +1,109 @@
+"""Health checks for ``engram doctor`` and the window's status: each part, what is wrong, the fix."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engram.core import paths
+from engram.core.app import check_writable, embedding_model_path
+from engram.core.db import Database, versions
+from engram.core.embeddings import GGUFEmbedder
+from engram.core.errors import EngramError
+from engram.core.scope import Scope
+from engram.core.search import SearchOptions
+from engram.core.settings import Settings
+from engram.core.store import MemoryStore
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    required: bool = True
+
+
+def _python(_: dict) -> Check:
+    ok = sys.version_info >= (3, 11)
+    return Check("python", ok, f"{platform.python_implementation()} {platform.python_version()}",
+                 "" if ok else "install Python 3.11 or newer")
+
+
+def _data_dir(ctx: dict) -> Check:
+    folder = paths.data_dir(ctx["data_dir"] or ctx["settings"].data_dir or None)
+    try:
+        check_writable(folder)
+        return Check("data folder", True, f"{folder} (writable)")
+    except EngramError as e:
+        return Check("data folder", False, str(e).split("\n")[0], e.hint)
+
+
+def _database(ctx: dict) -> Check:
+    folder = paths.data_dir(ctx["data_dir"] or ctx["settings"].data_dir or None)
+    try:
+        db = Database(folder / paths.DATABASE_FILE)
+    except EngramError as e:
+        return Check("database", False, str(e).split("\n")[0], e.hint)
+    v = versions(db)
+    ctx["db"] = db
+    return Check("database", True, f"{db.path} (schema {db.schema_version()}); SQLite {v['sqlite']},"
+                                   f" sqlite-vec {v['sqlite-vec']}, apsw {v['apsw']}")
+
+
+def _tokenizer(_: dict) -> Check:
+    db = Database(":memory:")
+    try:
+        store = MemoryStore(db, None)
+        store.add("我对花生过敏", Scope(user="doctor"))
+        store.add("The allergies were listed", Scope(user="doctor"))
+        found_zh = store.search("花生", Scope(user="doctor"), _words()).hits
+        found_en = store.search("allergy list", Scope(user="doctor"), _words()).hits
+        ok = len(found_zh) == 1 and len(found_en) == 1
+        return Check("word search (FTS5)", ok, "porter unicode61 + CJK bigrams: finds '花生' in '我对花生过敏'"
+                     " and 'allergy list' in 'The allergies were listed'" if ok else "word search failed its self-test",
+                     "" if ok else "reinstall Engram (apsw's SQLite must include FTS5)")
+    finally:
+        db.close()
+
+
+def _words() -> SearchOptions:
+    return SearchOptions(mode="words", k=5)
+
+
+def _embedding_model(ctx: dict) -> Check:
+    path = embedding_model_path(ctx["settings"])
+    try:
+        started = time.perf_counter()
+        embedder = GGUFEmbedder(path)
+        loaded = time.perf_counter() - started
+        started = time.perf_counter()
+        embedder.embed(["a short test sentence"])
+        embed_ms = (time.perf_counter() - started) * 1000
+        detail = (f"{path} ({Path(path).stat().st_size / 1e6:.1f} MB), {embedder.dimensions} dimensions,"
+                  f" loaded in {loaded * 1000:.0f} ms, one query embedded in {embed_ms:.1f} ms")
+        embedder.close()
+        return Check("embedding model", True, detail)
+    except EngramError as e:
+        return Check("embedding model", False, str(e).split("\n")[0],
+                     e.hint or "reinstall Engram to restore the bundled model, or choose a .gguf in settings")
+
+
+CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _tokenizer, _embedding_model]
+
+
+def run_checks(data_dir: str | None = None, config_dir: str | None = None) -> list[Check]:
+    ctx = {"data_dir": data_dir, "settings": Settings.load(config_dir)}
+    results = []
+    if ctx["settings"].problem:
+        results.append(Check("settings", True, ctx["settings"].problem, required=False))
+    for check in CHECKS:
+        results.append(check(ctx))
+    if "db" in ctx:
+        ctx["db"].close()
+    return results

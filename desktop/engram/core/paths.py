@@ -1,0 +1,37 @@
+"""Where Engram keeps things: data, configuration and models, each overridable.
+
+Precedence for each folder: an explicit argument (``--data-dir``), then the environment
+(``ENGRAM_DATA_DIR``, ``ENGRAM_CONFIG_DIR``, ``ENGRAM_MODELS_DIR``), then platformdirs.
+The models folder is separate from the data folder so that moving one's memories does not
+drag gigabytes of model files along.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "Engram"
+DATABASE_FILE = "engram.db"
+RESOURCES_DIR = Path(__file__).resolve().parents[3] / "resources"
+BUNDLED_EMBEDDING_MODEL = RESOURCES_DIR / "models" / "all-MiniLM-L6-v2.Q8_0.gguf"
+
+
+def _resolve(explicit: str | os.PathLike | None, env: str, default: Path) -> Path:
+    chosen = explicit or os.environ.get(env) or default
+    return Path(chosen).expanduser().resolve()
+
+
+def data_dir(explicit: str | os.PathLike | None = None) -> Path:
+    return _resolve(explicit, "ENGRAM_DATA_DIR", platformdirs.user_data_path(APP_NAME, appauthor=False))
+
+
+def config_dir(explicit: str | os.PathLike | None = None) -> Path:
+    return _resolve(explicit, "ENGRAM_CONFIG_DIR", platformdirs.user_config_path(APP_NAME, appauthor=False))
+
+
+def models_dir(explicit: str | os.PathLike | None = None) -> Path:
+    default = platformdirs.user_data_path(APP_NAME, appauthor=False) / "models"
+    return _resolve(explicit, "ENGRAM_MODELS_DIR", default)

@@ -1,0 +1,241 @@
+"""The memory store: add, get, update, delete, list and the history of every change.
+
+Texts live in ``memories`` and, prepared for words, in ``memory_fts``; vectors live in the active
+embedding model's vec0 table. All three change in one transaction. A memory without a vector
+in the active model's space is "pending": it is still found by words, and ``embed_pending``
+fills the gap (after a model change, or when the turn engine defers embedding to the outbox).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+from engram.core.db import Database
+from engram.core.embeddings import Embedder
+from engram.core.errors import InvalidInput, NotFound
+from engram.core.records import (Actor, Change, Kind, Memory, NewMemory, check_importance, content_hash,
+                                 normalise_text, now_iso, parse_kind)
+from engram.core.scope import Scope
+from engram.core.search import SearchOptions, SearchResult, hybrid_search
+from engram.core.vectors import VectorIndex
+from engram.core.words import index_text
+
+_SELECT = f"SELECT {Memory.COLUMNS} FROM memories m"
+
+
+class MemoryStore:
+    def __init__(self, db: Database, embedder: Embedder | None):
+        self.db = db
+        self.embedder = embedder
+        self.vectors = (VectorIndex(db, embedder.name, embedder.fingerprint, embedder.dimensions)
+                        if embedder is not None else None)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def add(self, text: str, scope: Scope, kind: Kind | str = Kind.FACT, *, actor: Actor | str = Actor.SYSTEM,
+            embed: bool = True, **fields) -> Memory:
+        """Remember one text. Identical text of the same kind in the same scope is not stored twice."""
+        return self.add_many([NewMemory(text, scope, kind, **fields)], actor=actor, embed=embed)[0]
+
+    def add_many(self, items: Sequence[NewMemory], *, actor: Actor | str = Actor.SYSTEM, embed: bool = True,
+                 vectors: np.ndarray | None = None) -> list[Memory]:
+        """Remember many texts in one transaction; embeddings are computed in batch first, so a
+        broken embedding model leaves the store unchanged. Returns the memories in input order."""
+        prepared = [self._prepare(item) for item in items]
+        actor = Actor(actor)
+        if vectors is None and embed and self.embedder is not None and prepared:
+            vectors = self.embedder.embed([p[0] for p in prepared])
+        ids: list[int] = []
+        fresh: list[tuple[int, int]] = []  # (position in items, memory id) of newly stored ones
+        with self.db.transaction() as conn:
+            for position, (text, item, kind, chash) in enumerate(prepared):
+                existing = conn.execute(
+                    "SELECT id FROM memories WHERE application=? AND agent=? AND user=? AND session=?"
+                    " AND kind=? AND content_hash=?", (*[v for _, v in item.scope.items()], kind, chash)).fetchone()
+                if existing:
+                    ids.append(existing[0])
+                    continue
+                at = item.created_at or now_iso()
+                conn.execute(
+                    "INSERT INTO memories(application, agent, user, session, kind, text, importance, created_at,"
+                    " updated_at, valid_from, source_ids, source, content_hash, pinned)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (*[v for _, v in item.scope.items()], kind, text, item.importance, at, at, at,
+                     json.dumps(list(item.source_ids)), json.dumps(item.source, ensure_ascii=False), chash,
+                     int(item.pinned)))
+                memory_id = conn.last_insert_rowid()
+                conn.execute("INSERT INTO memory_fts(rowid, body) VALUES (?, ?)", (memory_id, index_text(text)))
+                self._record(conn, memory_id, "add", actor, None, text)
+                ids.append(memory_id)
+                fresh.append((position, memory_id))
+            if vectors is not None and fresh and self.vectors is not None:
+                self.vectors.put(conn, [(mid, items[pos].scope, prepared[pos][2]) for pos, mid in fresh],
+                                 np.asarray(vectors)[[pos for pos, _ in fresh]])
+        return self.get_many(ids)
+
+    def _prepare(self, item: NewMemory) -> tuple[str, NewMemory, str, str]:
+        text = normalise_text(item.text)
+        kind = parse_kind(item.kind).value
+        check_importance(item.importance)
+        if not isinstance(item.scope, Scope):
+            raise InvalidInput("scope must be a Scope")
+        return text, item, kind, content_hash(text)
+
+    def update(self, memory_id: int, *, actor: Actor | str = Actor.USER, text: str | None = None,
+               importance: float | None = None, pinned: bool | None = None, kind: Kind | str | None = None,
+               valid_to: str | None = None, superseded_by: int | None = None) -> Memory:
+        """Change a memory; a new text is re-indexed and re-embedded in the same transaction."""
+        old = self.get(memory_id)
+        changes: dict[str, object] = {}
+        new_text = None
+        if text is not None:
+            new_text = normalise_text(text)
+            if new_text != old.text:
+                changes |= {"text": new_text, "content_hash": content_hash(new_text)}
+        if importance is not None:
+            changes["importance"] = check_importance(importance)
+        if pinned is not None:
+            changes["pinned"] = int(pinned)
+        if kind is not None:
+            changes["kind"] = parse_kind(kind).value
+        if valid_to is not None:
+            changes["valid_to"] = valid_to
+        if superseded_by is not None:
+            self.get(superseded_by)
+            changes["superseded_by"] = superseded_by
+        if not changes:
+            return old
+        vector = None
+        if "text" in changes and self.embedder is not None:
+            vector = self.embedder.embed([new_text])
+        with self.db.transaction() as conn:
+            assignments = ", ".join(f"{column} = ?" for column in changes)
+            try:
+                conn.execute(f"UPDATE memories SET {assignments}, updated_at = ? WHERE id = ?",
+                             (*changes.values(), now_iso(), memory_id))
+            except Exception as e:  # the unique constraint: same text already remembered in this scope
+                if "UNIQUE" in str(e):
+                    raise InvalidInput("an identical memory already exists in this scope") from e
+                raise
+            if "text" in changes:
+                conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+                conn.execute("INSERT INTO memory_fts(rowid, body) VALUES (?, ?)", (memory_id, index_text(new_text)))
+            if "text" in changes or "kind" in changes:
+                self._drop_vectors(conn, [memory_id])
+            if self.vectors is not None and ("text" in changes or "kind" in changes):
+                if vector is None and self.embedder is not None:
+                    vector = self.embedder.embed([old.text])
+                if vector is not None:
+                    self.vectors.put(conn, [(memory_id, old.scope, changes.get("kind", old.kind.value))], vector)
+            self._record(conn, memory_id, "update", Actor(actor), old.text, new_text or old.text)
+        return self.get(memory_id)
+
+    def delete(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> None:
+        """Forget a memory for real: its text, vectors, index entry and old texts in the history."""
+        self.get(memory_id)
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+            self._drop_vectors(conn, [memory_id])
+            conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+            conn.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
+            self._record(conn, memory_id, "delete", Actor(actor), None, None)
+
+    def delete_where(self, scope: Scope, kinds: Sequence[str] = (), *, actor: Actor | str = Actor.USER) -> int:
+        """Forget every memory inside a scope (e.g. a deleted session); returns how many."""
+        ids = [m.id for m in self.list(scope, kinds=kinds, limit=None)]
+        for memory_id in ids:
+            self.delete(memory_id, actor=actor)
+        return len(ids)
+
+    def mark_accessed(self, memory_ids: Iterable[int]) -> None:
+        """Count a recall (used for recency of use; not a change, so no history line)."""
+        at = now_iso()
+        with self.db.transaction() as conn:
+            conn.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?"
+                             " WHERE id = ?", [(at, i) for i in memory_ids])
+
+    def _drop_vectors(self, conn, memory_ids: Sequence[int]) -> None:
+        for (mid,) in conn.execute("SELECT id FROM embedding_models").fetchall():
+            conn.executemany(f"DELETE FROM memory_vec_{mid} WHERE memory_id = ?", [(i,) for i in memory_ids])
+
+    @staticmethod
+    def _record(conn, memory_id: int, action: str, actor: Actor, old: str | None, new: str | None) -> None:
+        conn.execute("INSERT INTO memory_history(memory_id, action, actor, old_text, new_text, at)"
+                     " VALUES (?, ?, ?, ?, ?, ?)", (memory_id, action, actor.value, old, new, now_iso()))
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def get(self, memory_id: int, scope: Scope | None = None) -> Memory:
+        """One memory; with a scope, a memory outside it is reported as not found."""
+        clause, params = (scope or Scope()).sql()
+        row = self.db.query_one(f"{_SELECT} WHERE m.id = ? AND {clause}", (memory_id, *params))
+        if row is None:
+            raise NotFound(f"there is no memory #{memory_id}", hint="list memories to see their ids")
+        return Memory.from_row(row)
+
+    def get_many(self, memory_ids: Sequence[int], scope: Scope | None = None) -> list[Memory]:
+        """Memories by id, in the order asked, skipping ids outside the scope or gone."""
+        if not memory_ids:
+            return []
+        clause, params = (scope or Scope()).sql()
+        rows = self.db.query(f"{_SELECT} WHERE m.id IN ({','.join('?' * len(memory_ids))}) AND {clause}",
+                             (*memory_ids, *params))
+        by_id = {row[0]: Memory.from_row(row) for row in rows}
+        return [by_id[i] for i in memory_ids if i in by_id]
+
+    def list(self, scope: Scope, *, kinds: Sequence[str] = (), contains: str = "", limit: int | None = 100,
+             offset: int = 0, newest_first: bool = True) -> list[Memory]:
+        clause, params = scope.sql()
+        if kinds:
+            clause += f" AND m.kind IN ({','.join('?' * len(kinds))})"
+            params += [parse_kind(k).value for k in kinds]
+        if contains:
+            clause += " AND instr(lower(m.text), lower(?)) > 0"
+            params.append(contains)
+        order = "DESC" if newest_first else "ASC"
+        rows = self.db.query(f"{_SELECT} WHERE {clause} ORDER BY m.created_at {order}, m.id {order}"
+                             " LIMIT ? OFFSET ?", (*params, -1 if limit is None else limit, offset))
+        return [Memory.from_row(r) for r in rows]
+
+    def count(self, scope: Scope = Scope()) -> int:
+        clause, params = scope.sql()
+        return self.db.query_one(f"SELECT count(*) FROM memories m WHERE {clause}", params)[0]
+
+    def history(self, memory_id: int) -> list[Change]:
+        rows = self.db.query("SELECT memory_id, action, actor, old_text, new_text, at FROM memory_history"
+                             " WHERE memory_id = ? ORDER BY id", (memory_id,))
+        if not rows:
+            raise NotFound(f"memory #{memory_id} has no history: it never existed")
+        return [Change(*r) for r in rows]
+
+    def search(self, query: str, scope: Scope, options: SearchOptions = SearchOptions()) -> SearchResult:
+        return hybrid_search(self, query, scope, options)
+
+    # -- embedding upkeep ----------------------------------------------------------------------
+
+    def pending_embeddings(self) -> int:
+        """How many memories the active embedding model has not embedded yet."""
+        if self.vectors is None:
+            return 0
+        return self.count() - self.vectors.count()
+
+    def embed_pending(self, batch: int = 64, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed memories that lack a vector in the active model's space. Resumable: it only ever
+        looks at what is still missing, so an interrupted run continues where it stopped."""
+        if self.embedder is None or self.vectors is None:
+            return 0
+        total, done = self.pending_embeddings(), 0
+        while rows := self.vectors.missing(batch):
+            vectors = self.embedder.embed([r[1] for r in rows])
+            with self.db.transaction() as conn:
+                alive = {i for (i,) in conn.execute(
+                    f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(rows))})", [r[0] for r in rows])}
+                keep = [n for n, r in enumerate(rows) if r[0] in alive]
+                self.vectors.put(conn, [(rows[n][0], Scope(*rows[n][3:7]), rows[n][2]) for n in keep], vectors[keep])
+            done += len(rows)
+            if progress:
+                progress(done, total)
+        return done

@@ -1,0 +1,49 @@
+import apsw
+import pytest
+
+from engram.core.db import Database
+from engram.core.errors import DatabaseError, DataDirError
+from engram.core.migrations import MIGRATIONS
+
+
+def test_file_database_uses_wal_and_records_migrations(tmp_path):
+    db = Database(tmp_path / "engram.db")
+    assert db.query_one("PRAGMA journal_mode")[0] == "wal"
+    assert db.query_one("PRAGMA foreign_keys")[0] == 1
+    assert db.schema_version() == MIGRATIONS[-1].version
+    db.close()
+    again = Database(tmp_path / "engram.db")  # reopening applies nothing twice
+    assert [v for (v,) in again.query("SELECT version FROM schema_migrations")] == [m.version for m in MIGRATIONS]
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_untouched(tmp_path):
+    path = tmp_path / "engram.db"
+    path.write_bytes(b"my precious notes, not a database")
+    with pytest.raises(DatabaseError, match="not an Engram database"):
+        Database(path)
+    assert path.read_bytes() == b"my precious notes, not a database"
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    db = Database(tmp_path / "engram.db")
+    db.execute("INSERT INTO schema_migrations(version, name) VALUES (999, 'future')")
+    db.close()
+    with pytest.raises(DatabaseError, match="newer Engram"):
+        Database(tmp_path / "engram.db")
+
+
+def test_unwritable_folder(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(DataDirError):
+        Database(blocker / "sub" / "engram.db")
+
+
+def test_transaction_rolls_back_on_error(db):
+    with pytest.raises(apsw.ConstraintError):
+        with db.transaction() as conn:
+            conn.execute("INSERT INTO embedding_models(name, fingerprint, dimensions, created_at)"
+                         " VALUES ('a', 'f', 3, 'now')")
+            conn.execute("INSERT INTO embedding_models(name, fingerprint, dimensions, created_at)"
+                         " VALUES ('b', 'f', 3, 'now')")
+    assert db.query_one("SELECT count(*) FROM embedding_models")[0] == 0
