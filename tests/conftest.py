@@ -48,3 +48,35 @@ def real_embedder():
     embedder = GGUFEmbedder(BUNDLED_EMBEDDING_MODEL)
     yield embedder
     embedder.close()
+
+
+@pytest.fixture
+def make_engram():
+    """Opens Engram on the test's data folder with fake models; keyword arguments override
+    settings (e.g. window_messages=4). Everything opened is closed after the test."""
+    from engram.core.app import Engram
+    from fakes import FakeChatModel
+
+    opened = []
+
+    def make(replies=("OK.",), context_tokens: int = 4096, **settings):
+        engram = Engram(embedder=FakeEmbedder(), chat_model=FakeChatModel(replies, context_tokens=context_tokens))
+        for name, value in settings.items():
+            setattr(engram.settings, name, value)
+        opened.append(engram)
+        return engram
+
+    yield make
+    for engram in opened:
+        engram.close()
+
+
+@pytest.fixture(scope="session")
+def real_chat_model():
+    """The demo chat model (Gemma 3 270M), assembled once into the shared models folder."""
+    from engram.core.chat_model import LlamaChatModel, Sampling
+    from engram.core.demo_model import demo_model_path
+
+    model = LlamaChatModel(demo_model_path(SHARED_MODELS), context_size=2048, sampling=Sampling(seed=7))
+    yield model
+    model.close()

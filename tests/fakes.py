@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+import threading
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from engram.core.chat_model import Generation
 from engram.core.embeddings import normalise_rows
 from engram.core.words import _terms
 
@@ -37,3 +40,46 @@ class BrokenEmbedder(FakeEmbedder):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         raise RuntimeError("embedding model crashed")
+
+
+class FakeChatModel:
+    """Follows the ChatModel protocol with scripted replies: a list (used in order, the last one
+    repeats) or a function from the messages to the reply. Streams word by word (each piece keeps
+    its trailing spaces, so the pieces join to the reply), honours stop and max_tokens (one word =
+    one token), and keeps a copy of the messages of every call in ``calls``."""
+
+    name = "fake-chat"
+
+    def __init__(self, replies: Sequence[str] | Callable[[list[dict]], str] = ("OK.",),
+                 context_tokens: int = 4096):
+        self.replies = replies
+        self.context_tokens = context_tokens
+        self.calls: list[list[dict]] = []
+        self.schemas: list[dict | None] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
+                 stop: threading.Event | None = None, max_tokens: int | None = 512,
+                 json_schema: dict | None = None) -> Generation:
+        self.calls.append([dict(m) for m in messages])
+        self.schemas.append(json_schema)
+        if callable(self.replies):
+            reply = self.replies(messages)
+        else:
+            reply = self.replies[min(len(self.calls), len(self.replies)) - 1]
+        pieces, finish = [], "stop"
+        for piece in re.findall(r"\s+|\S+\s*", reply):
+            if stop is not None and stop.is_set():
+                finish = "stopped"
+                break
+            if len(pieces) >= (max_tokens or 512):
+                finish = "length"
+                break
+            pieces.append(piece)
+            if on_token is not None:
+                on_token(piece)
+        return Generation("".join(pieces), stopped=finish == "stopped", finish_reason=finish,
+                          prompt_tokens=sum(self.count_tokens(m.get("content") or "") for m in messages),
+                          completion_tokens=len(pieces))

@@ -36,8 +36,8 @@ Reproduce (Linux, Python 3.11, from the repository root)
         --llama-cpp-src /tmp/llama_cpp_python-0.3.36
 
 (torch 2.13.0 was the CPU wheel, ``torch==2.13.0+cpu``.) Expected output:
-sha256 f89d56e61799af49192b0017382192cef01a749171b7f16004e80cc224a92b3a,
-25282432 bytes.
+sha256 57700cb36c3c532ae96e78b787f219652354f84f845ef43bb48e0b4fe84857fc,
+25282688 bytes.
 
 Run the script with the Python of the conversion venv: the converter is
 started with the same interpreter (``sys.executable``), so it needs torch and

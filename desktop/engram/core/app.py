@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
+from functools import cached_property
 from pathlib import Path
 
 from engram.core import paths
+from engram.core.archive import ARCHIVE_JOB, Archiver, forget_session
+from engram.core.chat_model import ChatModel
+from engram.core.context import ContextProvider
 from engram.core.db import Database
 from engram.core.embeddings import Embedder, GGUFEmbedder
 from engram.core.errors import DataDirError
+from engram.core.files import SESSIONS_DIR, FileIndex
+from engram.core.files.provider import FileMemoryProvider
 from engram.core.settings import Settings
+from engram.core.memory_options import MemoryOptions
+from engram.core.outbox import Outbox
+from engram.core.preferences import Preferences, PreferencesProvider
+from engram.core.recall import RecallProvider
+from engram.core.sessions import Sessions
 from engram.core.store import MemoryStore
+from engram.core.summary import SUMMARY_JOB, Summariser, SummaryProvider, summarised_through
+from engram.core.turn import TurnEngine
+from engram.core.turns import Turns
+from engram.core.window import WindowProvider
 
 
 def check_writable(folder: Path) -> Path:
@@ -33,18 +49,99 @@ def embedding_model_path(settings: Settings) -> Path:
 
 class Engram:
     def __init__(self, data_dir: str | os.PathLike | None = None, config_dir: str | os.PathLike | None = None,
-                 embedder: Embedder | None = None):
+                 embedder: Embedder | None = None, chat_model: ChatModel | None = None):
         self.settings = Settings.load(config_dir)
         self.data_dir = check_writable(paths.data_dir(data_dir or self.settings.data_dir or None))
         self.db = Database(self.data_dir / paths.DATABASE_FILE)
         self.embedder = embedder or GGUFEmbedder(embedding_model_path(self.settings))
         self.store = MemoryStore(self.db, self.embedder)
+        self._chat_model = chat_model
+        self._chat_model_lock = threading.Lock()
 
     @property
     def user(self) -> str:
         return self.settings.profile
 
+    # -- conversations (the chat model loads only when a turn or a summary needs it) -------------
+
+    @cached_property
+    def sessions(self) -> Sessions:
+        return Sessions(self.db)
+
+    @cached_property
+    def turns(self) -> Turns:
+        return Turns(self.db)
+
+    @cached_property
+    def preferences(self) -> Preferences:
+        return Preferences(self.db)
+
+    @cached_property
+    def memory_options(self) -> MemoryOptions:
+        return MemoryOptions.from_settings(self.settings)
+
+    def chat_model(self) -> ChatModel:
+        """The chat model, loaded on first use. A missing or broken model raises ModelError here,
+        and only here: memory features never need it."""
+        with self._chat_model_lock:
+            if self._chat_model is None:
+                from engram.core.chat_model import load_chat_model
+
+                self._chat_model = load_chat_model(self.settings)
+            return self._chat_model
+
+    @cached_property
+    def outbox(self) -> Outbox:
+        """Background work; call ``outbox.start()`` to run it on a thread (the window, ``engram chat``)."""
+        options = self.memory_options
+        return Outbox(self.db, {
+            ARCHIVE_JOB: Archiver(self.sessions, self.store, options.storage_scope),
+            SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
+                                    options.summary_keep),
+        })
+
+    def context_providers(self) -> list[ContextProvider]:
+        """What a turn's context is built from; window and summary come before recall, which skips
+        what they already hold."""
+        options = self.memory_options
+        return [PreferencesProvider(self.preferences), SummaryProvider(self.store),
+                WindowProvider(self.sessions, options.window_messages,
+                               lambda session_id: summarised_through(self.store, session_id)),
+                RecallProvider(self.store, options), FileMemoryProvider(self.files)]
+
+    @cached_property
+    def files(self) -> FileIndex:
+        """The session folders' index; the window keeps it current with
+        ``engram.core.files.watcher.FolderWatcher(engram.files).start()``."""
+        return FileIndex(self.store, self.data_dir / SESSIONS_DIR)
+
+    @cached_property
+    def turn_engine(self) -> TurnEngine:
+        return TurnEngine(self.sessions, self.turns, self.store, self.outbox, self.chat_model,
+                          self.context_providers(), self.memory_options)
+
+    def delete_session(self, session_id: str) -> int:
+        """Forget a session for real: messages, turn records and the memories taken from it."""
+        return self.sessions.delete(session_id, lambda s: (self.files.forget(s.folder),
+                                                          forget_session(self.store, s.user, s.id)))
+
+    def apply_settings(self, changed: set[str] = frozenset()) -> None:
+        """Use changed settings without a restart (the window's Settings): memory options from the
+        next turn on; a changed chat model, context size, threads or GPU layers on the model's next
+        use (the old model is closed once its current reply ends)."""
+        for name in ("memory_options", "turn_engine"):
+            self.__dict__.pop(name, None)
+        if any(key.startswith("chat_") and key != "chat_max_tokens" for key in changed):
+            with self._chat_model_lock:
+                old, self._chat_model = self._chat_model, None
+            if old is not None and hasattr(old, "close"):
+                old.close()
+
     def close(self) -> None:
+        if "outbox" in self.__dict__:
+            self.outbox.stop()
+        if self._chat_model is not None and hasattr(self._chat_model, "close"):
+            self._chat_model.close()
         if hasattr(self.embedder, "close"):
             self.embedder.close()
         self.db.close()

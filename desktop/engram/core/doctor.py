@@ -82,6 +82,7 @@ def _embedding_model(ctx: dict) -> Check:
         started = time.perf_counter()
         embedder = GGUFEmbedder(path)
         loaded = time.perf_counter() - started
+        embedder.embed(["warm-up"])  # the first call allocates llama.cpp's buffers
         started = time.perf_counter()
         embedder.embed(["a short test sentence"])
         embed_ms = (time.perf_counter() - started) * 1000
@@ -94,7 +95,37 @@ def _embedding_model(ctx: dict) -> Check:
                      e.hint or "reinstall Engram to restore the bundled model, or choose a .gguf in settings")
 
 
-CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _tokenizer, _embedding_model]
+def _outbox(ctx: dict) -> Check:
+    """Background work (archiving, summaries): failed jobs mean memories are missing."""
+    if "db" not in ctx:
+        return Check("background work", False, "not checked: the database did not open")
+    from engram.core.outbox import Outbox
+
+    health = Outbox(ctx["db"]).health(errors=1)
+    detail = f"{health.pending} pending ({health.retrying} retrying), {health.failed} failed"
+    if health.errors:
+        detail += f"; last error: {health.errors[0].kind}: {health.errors[0].last_error}"
+    return Check("background work", health.ok, detail,
+                 "" if health.ok else "fix the cause above, then run `engram outbox retry`")
+
+
+def _chat_model(ctx: dict) -> Check:
+    """Chat needs it; memory features work without it, so a broken one is reported, not fatal."""
+    from engram.core.chat_model import chat_model_path, load_chat_model
+
+    try:
+        path = chat_model_path(ctx["settings"])
+        model = load_chat_model(ctx["settings"])
+    except EngramError as e:
+        return Check("chat model", False, str(e).split("\n")[0],
+                     e.hint or "choose a chat model .gguf in settings", required=False)
+    detail = (f"{path} ({path.stat().st_size / 1e6:.1f} MB), chat format {model.chat_format},"
+              f" context {model.context_tokens} tokens, loaded in {model.load_seconds * 1000:.0f} ms")
+    model.close()
+    return Check("chat model", True, detail, required=False)
+
+
+CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _tokenizer, _embedding_model, _outbox, _chat_model]
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None) -> list[Check]:

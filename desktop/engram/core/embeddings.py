@@ -40,24 +40,40 @@ def normalise_rows(vectors: np.ndarray) -> np.ndarray:
 class GGUFEmbedder:
     """An embedding model (e.g. the bundled all-MiniLM-L6-v2 q8_0) run by llama-cpp-python."""
 
-    def __init__(self, path: str | os.PathLike, n_threads: int | None = None, batch_tokens: int = 2048):
+    # Texts per llama.cpp call: sequences in one batch attend to each other's tokens (masked, but
+    # computed), so large groups are slower per text; 2-4 measured fastest on a 2-core CPU.
+    GROUP = 4
+
+    def __init__(self, path: str | os.PathLike, n_threads: int | None = None):
         self.path = check_model_file(path, "embedding")
         self.name = Path(self.path).stem
         self.fingerprint = fingerprint(self.path)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-embed")
         started = time.perf_counter()
-        self._llm = self._worker.submit(self._load, n_threads, batch_tokens).result()
+        self._llm = self._worker.submit(self._load, n_threads).result()
         self.load_seconds = time.perf_counter() - started
         self.dimensions = self._llm.n_embd()
         self.context_tokens = self._llm.n_ctx()
 
-    def _load(self, n_threads: int | None, batch_tokens: int):
+    def _load(self, n_threads: int | None):
         from llama_cpp import Llama  # imported here: loading the library costs time at start-up
 
+        # Half the cores (at most 4): llama.cpp's threads spin while waiting, and on a busy machine
+        # more threads than free cores made embedding five times slower, not faster.
+        threads = n_threads or max(1, min(4, (os.cpu_count() or 2) // 2))
         try:
-            return Llama(model_path=str(self.path), embedding=True, verbose=False,
-                         n_ctx=0, n_batch=batch_tokens, n_ubatch=batch_tokens,
-                         n_threads=n_threads or max(1, (os.cpu_count() or 2)), n_seq_max=64)
+            # The batch must not exceed the trained context: llama-cpp-python truncates texts to
+            # n_batch tokens, and positions past the trained context abort the process in ggml.
+            context = 512
+            while True:
+                llm = Llama(model_path=str(self.path), embedding=True, verbose=False, n_ctx=context,
+                            n_batch=context, n_ubatch=context, n_threads=threads, n_threads_batch=threads)
+                trained = llm._model.n_ctx_train()
+                if 0 < trained < context:
+                    llm.close()
+                    context = trained
+                    continue
+                return llm
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load the embedding model {self.path}: {e}",
                              hint="the file may be damaged or not an embedding model; choose another .gguf") from e
@@ -71,7 +87,10 @@ class GGUFEmbedder:
     def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        return normalise_rows(np.array(self._llm.embed(texts, normalize=False, truncate=True)))
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.GROUP):
+            vectors.extend(self._llm.embed(texts[start:start + self.GROUP], normalize=False, truncate=True))
+        return normalise_rows(np.array(vectors))
 
     def close(self) -> None:
         self._worker.submit(self._llm.close).result()

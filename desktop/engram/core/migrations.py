@@ -69,4 +69,98 @@ CREATE TABLE embedding_models (
     created_at  TEXT NOT NULL
 );
 """),
+    Migration(2, "conversations", """
+-- A chat session. Its id may be chosen by the caller (CLI --session); folder names the session's
+-- files under <data dir>/sessions/ and never changes, also when the title does.
+CREATE TABLE sessions (
+    id              TEXT PRIMARY KEY,
+    user            TEXT NOT NULL,
+    agent           TEXT NOT NULL DEFAULT '',
+    title           TEXT NOT NULL DEFAULT '',
+    title_is_custom INTEGER NOT NULL DEFAULT 0,
+    folder          TEXT NOT NULL UNIQUE,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL
+);
+CREATE INDEX sessions_by_user ON sessions(user, updated_at);
+
+-- What was said. status: 'complete', 'stopped' (Stop pressed: the partial reply), 'error'.
+CREATE TABLE messages (
+    id          INTEGER PRIMARY KEY,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    role        TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+    content     TEXT NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'complete' CHECK (status IN ('complete', 'stopped', 'error')),
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX messages_by_session ON messages(session_id, id);
+
+-- For every reply: exactly what the model saw, what was recalled, token counts, timings (JSON).
+CREATE TABLE turns (
+    id               INTEGER PRIMARY KEY,
+    session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    user_message_id  INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    reply_message_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    messages         TEXT NOT NULL,
+    recalled         TEXT NOT NULL DEFAULT '[]',
+    tokens           TEXT NOT NULL DEFAULT '{}',
+    timings          TEXT NOT NULL DEFAULT '{}',
+    tool_calls       TEXT NOT NULL DEFAULT '[]',
+    created_at       TEXT NOT NULL
+);
+CREATE INDEX turns_by_session ON turns(session_id, id);
+CREATE INDEX turns_by_reply ON turns(reply_message_id);
+
+-- Background work, written in the same transaction as what it is about, so a crash loses none.
+CREATE TABLE outbox (
+    id              INTEGER PRIMARY KEY,
+    kind            TEXT NOT NULL,
+    payload         TEXT NOT NULL DEFAULT '{}',
+    state           TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done', 'failed')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT NOT NULL,
+    last_error      TEXT,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL
+);
+CREATE INDEX outbox_due ON outbox(state, next_attempt_at);
+
+-- How a person likes replies (language, tone, detail, emoji), as JSON values.
+CREATE TABLE preferences (
+    user        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    value       TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    PRIMARY KEY (user, key)
+);
+"""),
+    Migration(3, "session_files", """
+-- Each file in a session folder (<data dir>/sessions/<folder>/<name>) and what indexing made of
+-- it. status: 'indexed', or 'problem' (detail says why: binary, invalid UTF-8, too large, a link,
+-- a name some systems refuse, ...). A file with a problem is listed, never fatal.
+CREATE TABLE session_files (
+    folder       TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('indexed', 'problem')),
+    detail       TEXT NOT NULL DEFAULT '',
+    description  TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL DEFAULT '',   -- sha256 of the file's bytes when last read
+    size         INTEGER NOT NULL DEFAULT 0,
+    chunks       INTEGER NOT NULL DEFAULT 0,
+    indexed_at   TEXT NOT NULL,
+    PRIMARY KEY (folder, name)
+);
+
+-- The chunks of each file: which memory (kind 'file') holds each one. A memory is forgotten when
+-- no chunk refers to it any more.
+CREATE TABLE session_file_chunks (
+    folder     TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    position   INTEGER NOT NULL,
+    line       INTEGER NOT NULL,             -- where the chunk starts in the file (1-based)
+    memory_id  INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+    PRIMARY KEY (folder, name, position)
+);
+CREATE INDEX session_file_chunks_by_memory ON session_file_chunks(memory_id);
+"""),
 ]

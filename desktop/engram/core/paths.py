@@ -9,13 +9,16 @@ drag gigabytes of model files along.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
 
 APP_NAME = "Engram"
 DATABASE_FILE = "engram.db"
-RESOURCES_DIR = Path(__file__).resolve().parents[3] / "resources"
+# In a source checkout resources/ sits at the repository root; in a PyInstaller bundle, in _MEIPASS.
+RESOURCES_DIR = (Path(getattr(sys, "_MEIPASS", "")) / "resources" if getattr(sys, "frozen", False)
+                 else Path(__file__).resolve().parents[3] / "resources")
 BUNDLED_EMBEDDING_MODEL = RESOURCES_DIR / "models" / "all-MiniLM-L6-v2.Q8_0.gguf"
 
 

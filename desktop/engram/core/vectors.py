@@ -61,7 +61,8 @@ class VectorIndex:
                              " ORDER BY distance", params)
 
     def count(self) -> int:
-        return self.db.query_one(f"SELECT count(*) FROM {self.table}")[0]
+        # vec0's own count(*) reads every vector chunk; its rowids shadow table has one row per vector.
+        return self.db.query_one(f"SELECT count(*) FROM {self.table}_rowids")[0]
 
     def missing(self, limit: int) -> list[tuple]:
         """Memories that have no vector in this model's space yet (new, or made by another model)."""

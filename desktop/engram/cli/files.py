@@ -1,0 +1,96 @@
+"""``engram files path|list|read|write|delete|grep|search`` and ``engram reindex``.
+
+The commands run the same tools the model calls, so a script sees exactly what the model sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engram.core.app import Engram
+from engram.core.files import FileIndex
+from engram.core.files.index import PROBLEM
+from engram.core.files.tools import file_tools
+
+
+def register(commands, common: argparse.ArgumentParser) -> None:
+    files = commands.add_parser("files", parents=[common], help="a session's folder of memory files")
+    sub = files.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def command(name: str, help_text: str, run, *arguments: tuple[tuple, dict]) -> None:
+        p = sub.add_parser(name, parents=[common], help=help_text)
+        p.add_argument("--session", required=True, help="the session's id (as in `engram ask --session`)")
+        p.add_argument("--user", help="whose session (default: this desktop's profile)")
+        for args, kwargs in arguments:
+            p.add_argument(*args, **kwargs)
+        p.set_defaults(run=run)
+
+    command("path", "print the session's folder", _path)
+    command("list", "list the files with their descriptions", _tool("files_list"))
+    command("read", "print a file", _tool("files_read", "name"), (("name",), {}))
+    command("write", "write a file (TEXT '-' reads standard input)", _write,
+            (("--description",), {"help": "one line saying what the file is"}), (("name",), {}), (("text",), {}))
+    command("delete", "delete a file", _tool("files_delete", "name"), (("name",), {}))
+    command("grep", "lines matching a regular expression (case-insensitive)", _tool("files_grep", "pattern", "glob"),
+            (("--glob",), {"help": "only files matching this pattern, e.g. '*.md'"}), (("pattern",), {}))
+    command("search", "passages by meaning", _tool("files_search", "query", "k"),
+            (("-k",), {"type": int, "default": 5, "help": "how many (default 5)"}), (("query",), {}))
+
+    reindex = commands.add_parser("reindex", parents=[common], help="rebuild the session files' index from disk")
+    reindex.add_argument("--session", help="only this session (default: every session folder)")
+    reindex.add_argument("--user", help="whose session (default: this desktop's profile)")
+    reindex.set_defaults(run=_reindex)
+
+
+def _open(args, create: bool = False) -> tuple[Engram, FileIndex, str]:
+    engram = Engram(getattr(args, "data_dir", None))
+    index = engram.files
+    if not getattr(args, "session", None):
+        return engram, index, ""
+    sessions = engram.sessions
+    user = args.user or engram.user
+    session = sessions.get_or_create(args.session, user) if create else sessions.get(args.session)
+    if session.user != user:
+        sessions.get_or_create(args.session, user)  # reports "belongs to another user"
+    return engram, index, session.folder
+
+
+def _path(args) -> int:
+    engram, index, folder = _open(args, create=True)
+    path = index.folder(folder).path
+    path.mkdir(parents=True, exist_ok=True)  # so that a script can cd into it at once
+    print(path)
+    return 0
+
+
+def _tool(name: str, *parameters: str):
+    """A command that runs the model's tool of that name and prints its result."""
+    def run(args) -> int:
+        engram, index, folder = _open(args)
+        tool = next(t for t in file_tools(index, folder) if t.name == name)
+        given = {p: getattr(args, p) for p in parameters if getattr(args, p) is not None}
+        result = tool.call(given)
+        failed = result.startswith("error:")
+        print(result, file=sys.stderr if failed else sys.stdout)
+        return 1 if failed else 0
+    return run
+
+
+def _write(args) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    engram, index, folder = _open(args, create=True)
+    status = index.write(folder, args.name, text, args.description)
+    print(f"saved {status.name} ({status.size:,} bytes, {status.chunks} chunks)")
+    return 0
+
+
+def _reindex(args) -> int:
+    engram, index, folder = _open(args)
+    statuses = index.sync_folder(folder, force=True) if folder else index.sync_all(force=True)
+    problems = [s for s in statuses if s.status == PROBLEM]
+    for s in problems:
+        print(f"problem: {s.folder}/{s.name}: {s.detail}")
+    files = len(index.statuses(folder)) if folder else index.db.query_one("SELECT count(*) FROM session_files")[0]
+    print(f"reindexed: {files} files, {len(statuses)} changed, {len(problems)} with problems")
+    return 0

@@ -1,0 +1,107 @@
+"""``engram sessions list|show|rename|delete|export``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from engram.core.app import Engram
+from engram.core.atomic import write_text_atomic
+from engram.core.errors import NotFound
+
+
+def register(commands, common: argparse.ArgumentParser) -> None:
+    sessions = commands.add_parser("sessions", parents=[common], help="list, rename, delete and export chat sessions")
+    sub = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    listing = sub.add_parser("list", parents=[common], help="a user's sessions, most recently used first")
+    listing.add_argument("--user", help="whose sessions (default: this desktop's profile)")
+    listing.add_argument("--query", default="", help="only sessions whose title or messages contain this")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(run=_list)
+
+    show = sub.add_parser("show", parents=[common], help="the messages of a session")
+    show.add_argument("session")
+    show.add_argument("--user")
+    show.set_defaults(run=_show)
+
+    rename = sub.add_parser("rename", parents=[common], help="give a session a new title (its folder keeps its name)")
+    rename.add_argument("session")
+    rename.add_argument("title")
+    rename.add_argument("--user")
+    rename.set_defaults(run=_rename)
+
+    delete = sub.add_parser("delete", parents=[common],
+                            help="delete a session, its messages and every memory taken from it")
+    delete.add_argument("session")
+    delete.add_argument("--user")
+    delete.set_defaults(run=_delete)
+
+    export = sub.add_parser("export", parents=[common], help="write a session as Markdown or JSON")
+    export.add_argument("session")
+    export.add_argument("--user")
+    export.add_argument("--format", choices=("md", "json"), default="md")
+    export.add_argument("--output", help="the file to write (default: print)")
+    export.set_defaults(run=_export)
+
+
+def _open(args) -> Engram:
+    return Engram(getattr(args, "data_dir", None))
+
+
+def _owned(engram: Engram, args):
+    """The session, refused as not found when it belongs to someone other than --user."""
+    session = engram.sessions.get(args.session)
+    if session.user != (args.user or engram.user):
+        raise NotFound(f"there is no session {args.session!r} for user {args.user or engram.user!r}",
+                       hint="pass the right --user")
+    return session
+
+
+def _list(args) -> int:
+    engram = _open(args)
+    for s in engram.sessions.list(args.user or engram.user, args.query):
+        if args.json:
+            print(json.dumps(s.to_json(), ensure_ascii=False))
+        else:
+            print(f"{s.id}  {s.updated_at[:16]}  {s.title or '(untitled)'}  [{s.folder}]")
+    return 0
+
+
+def _show(args) -> int:
+    engram = _open(args)
+    _owned(engram, args)
+    for m in engram.sessions.messages(args.session):
+        mark = f" ({m.status})" if m.status != "complete" else ""
+        print(f"#{m.id} {m.role}{mark}: {m.content}")
+    return 0
+
+
+def _rename(args) -> int:
+    engram = _open(args)
+    _owned(engram, args)
+    session = engram.sessions.rename(args.session, args.title)
+    print(f"{session.id}: {session.title}")
+    return 0
+
+
+def _delete(args) -> int:
+    engram = _open(args)
+    _owned(engram, args)
+    count = engram.delete_session(args.session)
+    print(f"deleted session {args.session} ({count} messages and the memories taken from them)")
+    return 0
+
+
+def _export(args) -> int:
+    engram = _open(args)
+    _owned(engram, args)
+    text = (json.dumps(engram.sessions.export_json(args.session), ensure_ascii=False, indent=2) + "\n"
+            if args.format == "json" else engram.sessions.export_markdown(args.session))
+    if args.output:
+        write_text_atomic(Path(args.output), text)
+        print(f"wrote {args.output}")
+    else:
+        print(text, end="")
+    return 0

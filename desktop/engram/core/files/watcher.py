@@ -1,0 +1,145 @@
+"""Watches the session folders while Engram runs and keeps the file index in step with them.
+
+watchdog reports creates, edits, deletes and moves (an editor's save is often "write a temp
+file, rename it over the old one": a move whose destination is the file). Reports are debounced
+per file: a burst of events for one file is indexed once, ``debounce`` seconds after the last.
+Indexing runs on one worker thread; whatever goes wrong with one file becomes that file's
+status, and nothing stops the watcher. The app's own writes arrive here too and are recognised
+by content hash in ``FileIndex.sync_file`` (nothing is done twice).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from engram.core.files.index import FileIndex
+
+log = logging.getLogger(__name__)
+WHOLE_FOLDER = ""    # a pending key's name for "rescan the folder" (a folder moved, deleted or created)
+
+
+class FolderWatcher(FileSystemEventHandler):
+    def __init__(self, index: FileIndex, debounce: float = 0.1):
+        self.index = index
+        self.root = index.root
+        self.debounce = debounce
+        self._pending: dict[tuple[str, str], float] = {}
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._observer = None
+        self._worker = None
+        self._busy = False
+        self.errors = 0
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    def start(self, catch_up: bool = True) -> "FolderWatcher":
+        """Watch from now on; with ``catch_up``, first queue every folder so that changes made
+        while Engram was closed are indexed too."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._observer = Observer()
+        self._observer.schedule(self, str(self.root), recursive=True)
+        self._observer.daemon = True
+        self._observer.start()
+        self._worker = threading.Thread(target=self._run, name="engram-file-watcher", daemon=True)
+        self._worker.start()
+        if catch_up:
+            for folder in self.root.iterdir():
+                if folder.is_dir() and not folder.name.startswith("."):
+                    self._queue(folder.name, WHOLE_FOLDER)
+        return self
+
+    def stop(self) -> None:
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+        with self._wake:
+            self._stopping = True
+            self._wake.notify_all()
+        if self._worker is not None:
+            self._worker.join(timeout=30)
+
+    def __enter__(self) -> "FolderWatcher":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def idle(self) -> bool:
+        """Nothing waiting to be indexed (tests and the bench poll this)."""
+        with self._wake:
+            return not self._pending and not self._busy
+
+    # -- watchdog's side -----------------------------------------------------------------------
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write") or (event.is_directory and event.event_type == "modified"):
+            return  # a folder's "modified" only echoes a change to a file in it, reported on its own
+        paths = [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])
+        for path in paths:
+            where = self._locate(path)
+            if where is None:
+                continue
+            folder, name = where
+            if event.is_directory or not name:
+                self._queue(folder, WHOLE_FOLDER)
+            else:
+                self._queue(folder, name)
+
+    def _locate(self, path: str | bytes) -> tuple[str, str] | None:
+        """(folder, name inside it) for a path under the root; name '' for the folder itself."""
+        if isinstance(path, bytes):
+            path = path.decode("utf-8", "surrogateescape")
+        try:
+            parts = Path(path).relative_to(self.root).parts
+        except ValueError:
+            return None
+        if not parts or parts[0].startswith("."):
+            return None
+        return parts[0], "/".join(parts[1:])
+
+    def _queue(self, folder: str, name: str) -> None:
+        with self._wake:
+            self._pending[(folder, name)] = time.monotonic() + self.debounce
+            self._wake.notify_all()
+
+    # -- the worker ----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not self._stopping and not self._due():
+                    timeout = min(self._pending.values()) - time.monotonic() if self._pending else None
+                    self._wake.wait(timeout)
+                if self._stopping:
+                    return
+                due = self._due()
+                for key in due:
+                    del self._pending[key]
+                self._busy = True
+            try:
+                for folder, name in sorted(due, key=lambda key: key[1] != WHOLE_FOLDER):
+                    self._index(folder, name)
+            finally:
+                with self._wake:
+                    self._busy = False
+
+    def _due(self) -> list[tuple[str, str]]:
+        now = time.monotonic()
+        return [key for key, at in self._pending.items() if at <= now]
+
+    def _index(self, folder: str, name: str) -> None:
+        try:
+            if name == WHOLE_FOLDER:
+                self.index.sync_folder(folder)
+            else:
+                self.index.sync_file(folder, name)
+        except Exception:  # one file's failure must never stop the watcher
+            self.errors += 1
+            log.exception("indexing %s/%s failed", folder, name)

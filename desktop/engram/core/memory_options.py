@@ -1,0 +1,62 @@
+"""How conversation memory behaves, checked once: window, summaries, recall and scopes.
+
+The names follow the seeds' Agent Framework options (search time, max results, context prompt,
+storage and search scope). Scopes are written as the dimensions they keep, e.g. "user,session".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engram.core.errors import InvalidInput
+from engram.core.scope import Scope
+from engram.core.sessions import Session
+from engram.core.settings import Settings
+
+RECALL_MODES = ("before_call", "on_demand", "hybrid")
+SCOPE_DIMENSIONS = ("agent", "user", "session")
+
+
+def scope_dimensions(text: str) -> tuple[str, ...]:
+    dims = tuple(d.strip() for d in text.split(",") if d.strip())
+    unknown = [d for d in dims if d not in SCOPE_DIMENSIONS]
+    if unknown or "user" not in dims:
+        raise InvalidInput(f"a memory scope of {text!r} is not allowed",
+                           hint="list dimensions from agent, user, session; user is always included,"
+                                " so memories never cross people")
+    return dims
+
+
+def session_scope(session: Session, dims: tuple[str, ...]) -> Scope:
+    """The scope of a session narrowed to the given dimensions (the others stay empty: "any")."""
+    values = {"agent": session.agent, "user": session.user, "session": session.id}
+    return Scope(**{d: values[d] for d in dims})
+
+
+@dataclass(frozen=True)
+class MemoryOptions:
+    system_prompt: str = Settings.system_prompt
+    window_messages: int = Settings.window_messages
+    summary_threshold: int = Settings.summary_threshold
+    summary_keep: int = Settings.summary_keep
+    recall_mode: str = Settings.recall_mode
+    recall_max_results: int = Settings.recall_max_results
+    recall_threshold: float = Settings.recall_threshold
+    recall_prompt: str = Settings.recall_prompt
+    storage_scope: tuple[str, ...] = ("user", "session")
+    search_scope: tuple[str, ...] = ("user",)
+
+    def __post_init__(self):
+        if self.recall_mode not in RECALL_MODES:
+            raise InvalidInput(f"unknown recall mode {self.recall_mode!r}", hint="use " + ", ".join(RECALL_MODES))
+        if self.window_messages < 1 or self.recall_max_results < 1:
+            raise InvalidInput("window size and max results must be at least 1")
+        if not 0 <= self.summary_keep < self.summary_threshold:
+            raise InvalidInput("summary_keep must be below summary_threshold")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "MemoryOptions":
+        return cls(settings.system_prompt, settings.window_messages, settings.summary_threshold,
+                   settings.summary_keep, settings.recall_mode, settings.recall_max_results,
+                   float(settings.recall_threshold), settings.recall_prompt,
+                   scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope))

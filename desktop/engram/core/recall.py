@@ -1,0 +1,87 @@
+"""Long-term recall: find what the person said in earlier sessions and put it in the context.
+
+Search time follows the Agent Framework options: ``before_call`` searches with the person's
+words before every reply and injects the hits; ``on_demand`` gives the model a ``search_memory``
+tool instead; ``hybrid`` does both. Hits are quoted data in a fenced block with date and source,
+placed after the stable prefix. Memories already in the context (window, summary) are skipped, and
+the search scope always includes the user, so one person's memories never reach another's turn.
+"""
+
+from __future__ import annotations
+
+from engram.core.context import RECALLED, Section, TurnContext
+from engram.core.memory_options import MemoryOptions
+from engram.core.records import Kind
+from engram.core.search import SearchHit, SearchOptions
+from engram.core.store import MemoryStore
+from engram.core.tools import Tool
+
+RECALLED_KINDS = (Kind.MESSAGE, Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPERIENCE, Kind.SUMMARY)
+FENCE = "```"
+
+
+def quote(hit: SearchHit) -> str:
+    """One recalled memory as a line of data: date, source, then the text (fences defused)."""
+    m = hit.memory
+    role = m.source.get("role")
+    where = f"session {m.scope.session}" if m.scope.session else "memory"
+    said = f", {role} said" if role else f", {m.kind.value}"
+    return f"[{m.created_at[:10]} {where}{said}] " + m.text.replace(FENCE, "'''")
+
+
+def recalled_json(hit: SearchHit, via: str) -> dict:
+    return {"id": hit.memory.id, "text": hit.memory.text, "kind": hit.memory.kind.value,
+            "session": hit.memory.scope.session, "created_at": hit.memory.created_at,
+            "score": round(hit.score, 4), "similarity": None if hit.similarity is None else round(hit.similarity, 4),
+            "via": via}
+
+
+def block(prompt: str, lines: list[str]) -> str:
+    return f"{prompt}\n{FENCE}memory\n" + "\n".join(lines) + f"\n{FENCE}"
+
+
+class RecallProvider:
+    def __init__(self, store: MemoryStore, options: MemoryOptions):
+        self.store = store
+        self.options = options
+
+    def _search(self, query: str, turn: TurnContext) -> tuple[list[SearchHit], list[str]]:
+        wanted = self.options.recall_max_results
+        already = len(turn.in_context_messages) + len(turn.in_context_memories) + 1
+        result = self.store.search(query, turn.search_scope,
+                                   SearchOptions(k=wanted + already, threshold=self.options.recall_threshold,
+                                                 kinds=RECALLED_KINDS))
+        hits = [h for h in result.hits if not self._in_context(h, turn)][:wanted]
+        if hits:
+            self.store.mark_accessed(h.memory.id for h in hits)
+        turn.spent(embed_ms=result.embed_ms, search_ms=result.search_ms)
+        return hits, result.notes
+
+    @staticmethod
+    def _in_context(hit: SearchHit, turn: TurnContext) -> bool:
+        ids = set(hit.memory.source_ids) | {hit.memory.source.get("message_id")}
+        return (hit.memory.id in turn.in_context_memories
+                or bool(ids & (turn.in_context_messages | {turn.message_id})))
+
+    def sections(self, turn: TurnContext) -> list[Section]:
+        if self.options.recall_mode == "on_demand":
+            return []
+        hits, notes = self._search(turn.text, turn)
+        return [Section("recalled", [{"role": "user", "content": quote(h)} for h in hits],
+                        data={"memories": [recalled_json(h, "before_call") for h in hits],
+                              "prompt": self.options.recall_prompt, "notes": notes}, slot=RECALLED)]
+
+    def tools(self, turn: TurnContext) -> list[Tool]:
+        if self.options.recall_mode == "before_call":
+            return []
+
+        def search_memory(query: str) -> str:
+            hits, _ = self._search(query, turn)
+            turn.recalled.extend(recalled_json(h, "search_memory") | {"query": query} for h in hits)
+            if not hits:
+                return "No memories found."
+            return block(self.options.recall_prompt, [quote(h) for h in hits])
+
+        return [Tool("search_memory", "Search what the person said in earlier conversations.",
+                     {"type": "object", "properties": {"query": {"type": "string", "description": "what to look for"}},
+                      "required": ["query"]}, search_memory)]

@@ -1,0 +1,81 @@
+"""The centre: the chat's title, the first-run note, the conversation, and the input with Send/Stop."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from engram.ui.chat_view import ChatView
+from engram.ui.composer import Composer
+from engram.ui.notice import Notice
+
+WELCOME = ("### Hello — I'm Engram.\n\nI run entirely on this computer and I remember what you tell me across"
+           " chats. Everything I remember is in the **Memories** tab, where you can correct or delete it;"
+           " for every reply, the **Context** tab shows exactly what I was given.")
+
+
+class ChatPanel(QWidget):
+    send_requested = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        header = QFrame()
+        header.setObjectName("ChatHeader")
+        row = QHBoxLayout(header)
+        row.setContentsMargins(20, 10, 16, 10)
+        self.title = QLabel("New chat")
+        self.title.setObjectName("ChatTitle")
+        self.model_name = QLabel()
+        self.model_name.setObjectName("ModelName")
+        row.addWidget(self.title, 1)
+        row.addWidget(self.model_name)
+        layout.addWidget(header)
+        self.notice = Notice()
+        self.first_run = Notice()
+        for notice in (self.first_run, self.notice):
+            holder = QHBoxLayout()
+            holder.setContentsMargins(16, 8, 16, 0)
+            holder.addWidget(notice)
+            layout.addLayout(holder)
+        self.view = ChatView()
+        layout.addWidget(self.view, 1)
+
+        bottom = QVBoxLayout()
+        bottom.setContentsMargins(20, 8, 20, 10)
+        line = QHBoxLayout()
+        self.composer = Composer()
+        self.composer.submitted.connect(self.send_requested)
+        self.composer.escaped.connect(self.stop_requested)
+        self.composer.refused.connect(lambda why: self.notice.show_message(why, "warning"))
+        line.addWidget(self.composer, 1)
+        self.send = QPushButton("Send")
+        self.send.setObjectName("Primary")
+        self.send.setToolTip("Send (Enter)")
+        self.send.clicked.connect(self._send_or_stop)
+        line.addWidget(self.send)
+        bottom.addLayout(line)
+        hint = QLabel("Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat · Ctrl+F search")
+        hint.setObjectName("ComposerHint")
+        bottom.addWidget(hint)
+        layout.addLayout(bottom)
+        self.streaming = False
+
+    def _send_or_stop(self) -> None:
+        if self.streaming:
+            self.stop_requested.emit()
+        elif self.composer.toPlainText().strip():
+            self.send_requested.emit(self.composer.toPlainText())
+
+    def set_streaming(self, streaming: bool) -> None:
+        self.streaming = streaming
+        self.send.setText("Stop" if streaming else "Send")
+        self.send.setToolTip("Stop the reply (Esc)" if streaming else "Send (Enter)")
+        self.composer.setReadOnly(streaming)
+
+    def show_welcome(self) -> None:
+        self.view.clear()
+        self.view.add("assistant", WELCOME).actions["Context"].hide()

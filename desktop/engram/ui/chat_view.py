@@ -1,0 +1,173 @@
+"""The conversation: one bubble per message, markdown rendered, the reply streaming in place.
+
+Tokens arrive far more often than the eye needs; a bubble collects them and re-renders at most
+every RENDER_MS, so a long reply never makes the event loop stall.
+"""
+
+from __future__ import annotations
+
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QToolButton,
+                               QVBoxLayout, QWidget)
+
+from engram.ui.markdown_view import MarkdownView
+
+RENDER_MS = 40
+ROLE_NAMES = {"user": "You", "assistant": "Engram"}
+
+
+class Bubble(QFrame):
+    """One message. ``key`` is the stored message id (None while a reply is still streaming)."""
+
+    copy_requested = Signal(str)
+    retry_requested = Signal()
+    context_requested = Signal(object)   # the bubble
+
+    def __init__(self, role: str, text: str = "", key: int | None = None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("Bubble")
+        self.setProperty("role", role)
+        self.role, self.key, self.turn = role, key, None
+        self._text, self._dirty = text, False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(2)
+        header = QHBoxLayout()
+        layout.addLayout(header)       # first: widgets added below get this bubble as their parent
+        self.name = QLabel(ROLE_NAMES.get(role, role.title()))
+        self.name.setObjectName("RoleLabel")
+        header.addWidget(self.name)
+        self.badge = QPushButton()
+        self.badge.setObjectName("MemoryBadge")
+        self.badge.setCursor(Qt.PointingHandCursor)
+        self.badge.setToolTip("Memories from earlier conversations were given to the model for this reply;"
+                              " click to see the exact context")
+        self.badge.clicked.connect(lambda: self.context_requested.emit(self))
+        self.badge.hide()
+        header.addWidget(self.badge)
+        header.addStretch(1)
+        self.note = QLabel()
+        self.note.setObjectName("StatusNote")
+        header.addWidget(self.note)
+        self.actions: dict[str, QToolButton] = {}
+        for name, tip, slot in (("Copy", "Copy this message", lambda: self.copy_requested.emit(self._text)),
+                                ("Context", "Show what the model saw for this reply",
+                                 lambda: self.context_requested.emit(self)),
+                                ("Retry", "Ask again for a new reply", self.retry_requested.emit)):
+            button = QToolButton()
+            button.setText(name)
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+            header.addWidget(button)
+            self.actions[name] = button
+        self.actions["Context"].setVisible(role == "assistant")
+        self.actions["Retry"].hide()
+        self.body = MarkdownView(text)
+        layout.addWidget(self.body)
+        self._timer = QTimer(self, singleShot=True, interval=RENDER_MS)
+        self._timer.timeout.connect(self._render)
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def append(self, piece: str) -> None:
+        self._text += piece
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def set_text(self, text: str) -> None:
+        self._text = text
+        self._timer.stop()
+        self._render()
+
+    def _render(self) -> None:
+        self.body.set_markdown(self._text or "…")
+
+    def set_status(self, status: str, note: str = "") -> None:
+        self.setProperty("status", status)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.note.setText(note)
+
+    def set_memories_used(self, count: int) -> None:
+        self.badge.setText(f"◆ used {count} memor{'y' if count == 1 else 'ies'}")
+        self.badge.setVisible(count > 0)
+
+
+class ChatView(QScrollArea):
+    """Scrolls the bubbles; keeps the newest text in view unless the person scrolled up to read."""
+
+    retry_requested = Signal()
+    context_requested = Signal(object)
+    copied = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("ChatArea")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        inner = QWidget()
+        self.column = QVBoxLayout(inner)
+        self.column.setContentsMargins(24, 16, 24, 16)
+        self.column.setSpacing(10)
+        self.column.addStretch(1)
+        self.setWidget(inner)
+        self.bubbles: list[Bubble] = []
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(lambda v: setattr(self, "_follow", v >= bar.maximum() - 40))
+        bar.rangeChanged.connect(lambda *_: self._follow and bar.setValue(bar.maximum()))
+
+    def clear(self) -> None:
+        for bubble in self.bubbles:
+            self._drop(bubble)
+        self.bubbles = []
+        self._follow = True
+
+    def add(self, role: str, text: str = "", key: int | None = None) -> Bubble:
+        bubble = Bubble(role, text, key)
+        bubble.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        bubble.copy_requested.connect(self._copy)
+        bubble.retry_requested.connect(self.retry_requested)
+        bubble.context_requested.connect(self.context_requested)
+        self.column.insertWidget(self.column.count() - 1, bubble)
+        self.bubbles.append(bubble)
+        self._mark_last_reply()
+        self._follow = True
+        return bubble
+
+    def remove(self, bubble: Bubble) -> None:
+        self.bubbles.remove(bubble)
+        self._drop(bubble)
+        self._mark_last_reply()
+
+    def _drop(self, bubble: Bubble) -> None:
+        self.column.removeWidget(bubble)
+        bubble.hide()
+        bubble.deleteLater()
+
+    def _mark_last_reply(self) -> None:
+        for bubble in (b for b in self.bubbles if b.role == "assistant"):
+            bubble.actions["Retry"].setVisible(bubble.key is not None and self.bubbles[-1] is bubble)
+
+    def find(self, key: int) -> Bubble | None:
+        return next((b for b in self.bubbles if b.key == key), None)
+
+    def reveal(self, bubble: Bubble) -> None:
+        """Scroll to a message and flash it (used by 'jump to source')."""
+        self._follow = False
+        self.ensureWidgetVisible(bubble, 0, 40)
+        note = bubble.note.text()
+        bubble.set_status("found", note)
+        QTimer.singleShot(1500, bubble, lambda: bubble.set_status("complete", note))
+
+    def last_reply(self) -> Bubble | None:
+        return next((b for b in reversed(self.bubbles) if b.role == "assistant"), None)
+
+    def _copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.copied.emit()

@@ -1,0 +1,362 @@
+"""The Files tab: the session's folder as a tree, a markdown editor with a live preview, saves
+through the core's file index, and live updates from the folder watcher.
+
+Changes made on disk by another program arrive as the index's file events. An open file with no
+unsaved edits simply reloads; with unsaved edits, the conflict is shown and nothing is
+overwritten until the person chooses. A save also checks that the file on disk is still the one
+that was opened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
+                               QPushButton, QSizePolicy, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from engram.ui.markdown_view import MarkdownView
+from engram.ui.notice import Notice
+
+
+class FileEvents(QObject):
+    """Carries the index's file events (sent on its worker thread) onto the GUI thread."""
+
+    changed = Signal(object)
+
+
+def digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def human_size(size: int) -> str:
+    return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KiB" if size < 1 << 20 else f"{size / 2**20:.1f} MiB"
+
+
+class FilesTab(QWidget):
+    def __init__(self, backend, parent=None):
+        super().__init__(parent)
+        self.backend = backend
+        self.folder: str | None = None      # the session's folder name
+        self.name: str | None = None        # the open file
+        self.loaded: str | None = None      # hash of the bytes on disk when opened or saved
+        self.events = FileEvents(self)
+        self.events.changed.connect(self._on_event)
+        self._loading = False
+        self._clean = ("", "")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        top = QHBoxLayout()
+        self.where = QLabel("No chat selected")
+        self.where.setObjectName("Muted")
+        self.where.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)   # a long name must not widen the panel
+        top.addWidget(self.where, 1)
+        self.new_button = QPushButton("New file")
+        self.new_button.clicked.connect(self._new_file)
+        self.open_button = QPushButton("Open folder")
+        self.open_button.setToolTip("Open this chat's folder in the system file manager")
+        self.open_button.clicked.connect(self.open_folder)
+        top.addWidget(self.new_button)
+        top.addWidget(self.open_button)
+        layout.addLayout(top)
+
+        split = QSplitter(Qt.Vertical)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["File", "Size"])
+        self.tree.setColumnWidth(0, 240)
+        self.tree.currentItemChanged.connect(self._selected)
+        split.addWidget(self.tree)
+
+        editor_box = QWidget()
+        editor_layout = QVBoxLayout(editor_box)
+        editor_layout.setContentsMargins(0, 4, 0, 0)
+        self.conflict = Notice(closable=False)
+        editor_layout.addWidget(self.conflict)
+        self.description = QLineEdit()
+        self.description.setPlaceholderText("Description (one line: what this file is for)")
+        editor_layout.addWidget(self.description)
+        self.pages = QTabWidget()
+        self.editor = QPlainTextEdit()
+        self.editor.setPlaceholderText("Select or create a markdown file")
+        self.preview = MarkdownView()
+        preview_holder = QWidget()
+        preview_layout = QVBoxLayout(preview_holder)
+        preview_layout.addWidget(self.preview)
+        preview_layout.addStretch(1)
+        self.pages.addTab(self.editor, "Edit")
+        self.pages.addTab(preview_holder, "Preview")
+        self.pages.currentChanged.connect(lambda i: i == 1 and self.preview.set_markdown(self.editor.toPlainText()))
+        editor_layout.addWidget(self.pages, 1)
+        buttons = QHBoxLayout()
+        self.state = QLabel()
+        self.state.setObjectName("Muted")
+        buttons.addWidget(self.state, 1)
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setObjectName("Danger")
+        self.delete_button.clicked.connect(self._delete)
+        self.save_button = QPushButton("Save")
+        self.save_button.setObjectName("Primary")
+        self.save_button.setShortcut("Ctrl+S")
+        self.save_button.clicked.connect(lambda: self.save())
+        buttons.addWidget(self.delete_button)
+        buttons.addWidget(self.save_button)
+        editor_layout.addLayout(buttons)
+        split.addWidget(editor_box)
+        split.setSizes([200, 420])
+        layout.addWidget(split, 1)
+        self.editor.textChanged.connect(self._edited)
+        self.description.textChanged.connect(lambda _: self._edited())
+        self._refresh_timer = QTimer(self, singleShot=True, interval=150)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self._show_file(None, None, None)
+        self._set_enabled()
+
+    # -- which folder ---------------------------------------------------------------------------
+
+    def attach(self, engram) -> None:
+        """Listen to the index's file events (from any writer: this tab, the model, other programs)."""
+        engram.files.subscribe(self.events.changed.emit)
+
+    def set_folder(self, folder: str | None) -> None:
+        if folder == self.folder:
+            return
+        self.folder, self.name, self.loaded = folder, None, None
+        self.where.setText(folder or "No chat selected")
+        self.where.setToolTip(folder or "")
+        self._show_file(None, None, None)
+        self.refresh()
+        self._set_enabled()
+
+    def open_folder(self) -> None:
+        """Show the chat's folder in the system file manager (created first if still empty)."""
+        folder = self.folder
+        if folder is None:
+            return
+
+        def create(engram):
+            path = engram.files.folder(folder).path
+            path.mkdir(parents=True, exist_ok=True)
+            return path
+
+        self.backend.disk(create, returned=lambda path: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))),
+                          errored=self._failed)
+
+    def _set_enabled(self) -> None:
+        has_folder, has_file = self.folder is not None, self.name is not None
+        self.new_button.setEnabled(has_folder)
+        self.open_button.setEnabled(has_folder)
+        for widget in (self.editor, self.description, self.save_button, self.delete_button):
+            widget.setEnabled(has_file)
+
+    # -- the tree -------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        folder = self.folder
+        if folder is None or not self.backend.ready:
+            self.tree.clear()
+            return
+
+        def scan(engram):
+            statuses = {s.name: s for s in engram.files.statuses(folder)}
+            return folder, engram.files.folder(folder).scan(), statuses
+
+        self.backend.disk(scan, returned=self._fill)
+
+    def _fill(self, found) -> None:
+        folder, entries, statuses = found
+        if folder != self.folder:
+            return
+        self.tree.clear()
+        dirs: dict[str, QTreeWidgetItem] = {}
+        chosen = None
+        for entry in entries:
+            parent = self.tree.invisibleRootItem()
+            parts = entry.name.split("/")
+            for depth in range(1, len(parts)):
+                key = "/".join(parts[:depth])
+                if key not in dirs:
+                    dirs[key] = QTreeWidgetItem(parent, [parts[depth - 1] + "/", ""])
+                    dirs[key].setExpanded(True)
+                parent = dirs[key]
+            status = statuses.get(entry.name)
+            item = QTreeWidgetItem(parent, [parts[-1], human_size(entry.size)])
+            item.setData(0, Qt.UserRole, entry.name)
+            tip = entry.name
+            if status is not None and status.description:
+                tip += f"\n{status.description}"
+            if status is not None and status.status == "problem":
+                item.setText(0, f"⚠ {parts[-1]}")
+                tip += f"\nnot indexed: {status.detail}"
+            item.setToolTip(0, tip)
+            if entry.name == self.name:
+                chosen = item
+        if chosen is not None:
+            self.tree.blockSignals(True)
+            self.tree.setCurrentItem(chosen)
+            self.tree.blockSignals(False)
+
+    def _selected(self, item, _previous) -> None:
+        name = item.data(0, Qt.UserRole) if item is not None else None
+        if name is None or name == self.name:
+            return
+        if self._dirty() and not self._discard_ok():
+            return
+        self.open(name)
+
+    # -- one file --------------------------------------------------------------------------------
+
+    def open(self, name: str) -> None:
+        folder = self.folder
+
+        def read(engram):
+            target = engram.files.folder(folder)
+            data = target.read_bytes(name)
+            return name, target.read(name), data
+
+        self.backend.disk(read, returned=lambda found: self._opened(folder, *found), errored=self._failed)
+
+    def _opened(self, folder, name, document, data) -> None:
+        if folder != self.folder:
+            return
+        self._show_file(name, document, digest(data))
+        self.conflict.hide()
+        self.state.setText(f"{name} · saved")
+
+    def _show_file(self, name, document, loaded) -> None:
+        self._loading = True
+        self.name, self.loaded = name, loaded
+        self.description.setText(document.description if document else "")
+        self.editor.setPlainText(document.body if document else "")
+        self._clean = (self.description.text(), self.editor.toPlainText())
+        if self.pages.currentIndex() == 1:
+            self.preview.set_markdown(self.editor.toPlainText())
+        self._loading = False
+        self._set_enabled()
+
+    def _dirty(self) -> bool:
+        """Unsaved edits: what the editor shows differs from what was last read or saved."""
+        return self.name is not None and (self.description.text(), self.editor.toPlainText()) != self._clean
+
+    def _edited(self) -> None:
+        if not self._loading and self.name:
+            self.state.setText(f"{self.name} · edited, not saved")
+
+    def _discard_ok(self) -> bool:
+        return QMessageBox.question(self, "Unsaved changes", f"Discard your unsaved changes to {self.name}?",
+                                    QMessageBox.Discard | QMessageBox.Cancel) == QMessageBox.Discard
+
+    def save(self, force: bool = False) -> None:
+        """Write through the core; refused (and shown as a conflict) when the file changed on disk
+        since it was opened, unless ``force`` (the person chose to keep their version)."""
+        if self.name is None or self.folder is None:
+            return
+        folder, name, expected = self.folder, self.name, self.loaded
+        body, description = self.editor.toPlainText(), self.description.text().strip() or None
+
+        def write(engram):
+            target = engram.files.folder(folder)
+            try:
+                current = digest(target.read_bytes(name))
+            except Exception:
+                current = None          # deleted on disk: writing it back loses nothing
+            if not force and current is not None and current != expected:
+                return None
+            status = engram.files.write(folder, name, body, description)
+            return status, digest(target.read_bytes(status.name))
+
+        self.state.setText("Saving…")
+        self.backend.disk(write, returned=lambda result: self._saved(folder, name, result), errored=self._failed)
+
+    def _saved(self, folder, name, result) -> None:
+        if folder != self.folder or name != self.name:
+            return
+        if result is None:
+            self._show_conflict()
+            return
+        status, loaded = result
+        self.loaded = loaded
+        self._clean = (self.description.text(), self.editor.toPlainText())
+        self.conflict.hide()
+        problem = f" · not indexed: {status.detail}" if status.status == "problem" else ""
+        self.state.setText(f"{status.name} · saved{problem}")
+        self.refresh()
+
+    def _failed(self, error) -> None:
+        self.state.setText(f"<span style='color:#c0392b'>{error}</span>")
+
+    def _show_conflict(self) -> None:
+        self.conflict.show_message(
+            f"<b>{self.name}</b> was changed on disk by another program while you were editing it here."
+            " Your edits are kept in the editor; nothing was overwritten.", "warning",
+            [("Load disk version", self._take_disk), ("Keep mine", lambda: self.save(force=True)),
+             ("Save mine as copy", self._save_copy)])
+        self.state.setText(f"{self.name} · conflict with the disk")
+
+    def _take_disk(self) -> None:
+        self.conflict.hide()
+        if self.name is not None:
+            name, self.name = self.name, None
+            self.open(name)
+
+    def _save_copy(self) -> None:
+        if self.name is None:
+            return
+        stem = self.name.rsplit(".", 1)[0]
+        copy = f"{stem} (my copy).md"
+        folder, body, description = self.folder, self.editor.toPlainText(), self.description.text().strip() or None
+        self.backend.disk(lambda engram: engram.files.write(folder, copy, body, description),
+                          returned=lambda status: (self.conflict.hide(), self.refresh(), self.open(status.name)),
+                          errored=self._failed)
+
+    def _new_file(self) -> None:
+        name, ok = QInputDialog.getText(self, "New file", "File name (markdown):", text="notes.md")
+        if not ok or not name.strip() or self.folder is None:
+            return
+        folder = self.folder
+        self.backend.disk(lambda engram: engram.files.write(folder, name.strip(), "", None),
+                          returned=lambda status: (self.refresh(), self.open(status.name)), errored=self._failed)
+
+    def _delete(self) -> None:
+        if self.name is None or self.folder is None:
+            return
+        if QMessageBox.question(self, "Delete file", f"Delete {self.name} from this chat's folder?",
+                                QMessageBox.Yes | QMessageBox.Cancel) != QMessageBox.Yes:
+            return
+        folder, name = self.folder, self.name
+        self._show_file(None, None, None)
+        self.backend.disk(lambda engram: engram.files.delete(folder, name), returned=lambda _: self.refresh(),
+                          errored=self._failed)
+
+    # -- the watcher ------------------------------------------------------------------------------
+
+    def _on_event(self, event) -> None:
+        if event.folder != self.folder:
+            return
+        self._refresh_timer.start()
+        if event.name != self.name:
+            return
+        folder, name = self.folder, self.name
+
+        def check(engram):
+            try:
+                return digest(engram.files.folder(folder).read_bytes(name))
+            except Exception:
+                return None
+
+        self.backend.disk(check, returned=lambda current: self._disk_changed(folder, name, current))
+
+    def _disk_changed(self, folder, name, current) -> None:
+        if folder != self.folder or name != self.name or current == self.loaded:
+            return                          # our own save, or nothing new
+        if current is None:
+            self.state.setText(f"{name} · deleted on disk (save to write it back)")
+            self.loaded = None
+            return
+        if self._dirty():
+            self._show_conflict()
+        else:
+            self.open(name)
+            self.state.setText(f"{name} · reloaded (changed on disk)")

@@ -1,0 +1,421 @@
+"""The main window: sessions on the left, the chat in the centre, Memories / Files / Context on the
+right, model state and memory health below. It only wires widgets to engram.core calls, which all
+run on the backend's worker threads."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QTabWidget
+
+from engram.core.errors import EngramError, InvalidInput
+from engram.ui.chat_panel import ChatPanel
+from engram.ui.context_tab import ContextTab
+from engram.ui.files_tab import FilesTab
+from engram.ui.memories_tab import MemoriesTab
+from engram.ui.sessions_panel import SessionsPanel
+from engram.ui.status_bar import StatusBar
+
+HEALTH_MS = 2000
+DEMO_NOTE = ("<b>This is the tiny demo model</b> (Gemma 3 270M): its answers are mostly babble; it is bundled so"
+             " that Engram works offline at once. For real answers, choose a GGUF chat model such as"
+             " Llama 3.2 3B Instruct (Q4_K_M).")
+
+
+def explain(error: BaseException) -> str:
+    """An error as the person should read it: what happened and, for Engram's errors, the fix."""
+    if isinstance(error, EngramError):
+        text = html.escape(error.args[0] if error.args else str(error))
+        return text + (f"<br><i>Fix: {html.escape(error.hint)}</i>" if error.hint else "")
+    return html.escape(f"{type(error).__name__}: {error}")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, backend, parent=None):
+        super().__init__(parent)
+        self.backend = backend
+        self.session = None          # the open Session, or None for a chat not yet started
+        self.turn = None             # the Worker of the reply that is streaming
+        self._reply = None           # its bubble
+        self._sending = ""           # its words, until they are safely stored
+        self._model_name = ""
+        self.settings_dialog = None
+        self.setWindowTitle("Engram")
+        self.resize(1320, 820)
+
+        self.sessions = SessionsPanel()
+        self.chat = ChatPanel()
+        self.tabs = QTabWidget()
+        self.memories = MemoriesTab(backend)
+        self.files = FilesTab(backend)
+        self.context = ContextTab()
+        self.tabs.addTab(self.memories, "Memories")
+        self.tabs.addTab(self.files, "Files")
+        self.tabs.addTab(self.context, "Context")
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.sessions)
+        split.addWidget(self.chat)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(1, 1)
+        split.setSizes([250, 690, 380])
+        split.setChildrenCollapsible(False)
+        self.setCentralWidget(split)
+        self.status = StatusBar()
+        self.setStatusBar(self.status)
+
+        self.sessions.new_requested.connect(self.new_chat)
+        self.sessions.selected.connect(self.open_session)
+        self.sessions.search_changed.connect(lambda _: self.refresh_sessions())
+        self.sessions.rename_requested.connect(self.rename_session)
+        self.sessions.delete_requested.connect(self.delete_session)
+        self.sessions.folder_requested.connect(self._open_folder_of)
+        self.sessions.settings_requested.connect(self.open_settings)
+        self.chat.send_requested.connect(self.send)
+        self.chat.stop_requested.connect(self.stop)
+        self.chat.view.retry_requested.connect(self.retry)
+        self.chat.view.context_requested.connect(self.show_context)
+        self.chat.view.copied.connect(lambda: self.status.showMessage("Copied to the clipboard", 2000))
+        self.memories.jump_requested.connect(self.jump_to)
+        self.status.retry_requested.connect(self.retry_failed_work)
+        backend.opened.connect(self._opened)
+        backend.failed.connect(self._open_failed)
+        backend.error.connect(self.show_error)
+
+        for keys, action in (("Ctrl+N", self.new_chat), ("Ctrl+F", self.focus_search), ("Esc", self.stop),
+                             ("Ctrl+,", self.open_settings)):
+            QShortcut(QKeySequence(keys), self, activated=action)
+        self._health = QTimer(self, interval=HEALTH_MS)
+        self._health.timeout.connect(self.refresh_health)
+        self._last_pending = None
+        self.chat.show_welcome()
+        self.chat.composer.setFocus()
+
+    # -- start-up -------------------------------------------------------------------------------
+
+    def _opened(self, engram) -> None:
+        self.status.set_model_state("loading")
+        engram.outbox.start()
+        self.files.attach(engram)
+        self.refresh_sessions()
+        self.memories.refresh()
+        self.refresh_health()
+        self._health.start()
+        self.show_first_run(engram.settings)
+        self.load_model()
+
+    def _open_failed(self, error) -> None:
+        self.status.set_model_state("error", "data folder")
+        self.chat.notice.show_message(f"<b>Engram could not open its data.</b> {explain(error)}<br>"
+                                      "Choose another data folder in Settings › Data, then restart.", "error",
+                                      [("Settings…", self.open_settings)])
+
+    def show_first_run(self, settings) -> None:
+        if settings.chat_model:
+            self.chat.first_run.hide()
+        else:
+            self.chat.first_run.show_message(DEMO_NOTE, "info", [("Choose a GGUF model…", self.choose_chat_model)])
+
+    def load_model(self) -> None:
+        """Load the chat model in the background; the window stays usable meanwhile."""
+        self.status.set_model_state("loading")
+        self.backend.model(lambda engram, worker: engram.chat_model(), returned=self._model_ready,
+                           errored=self._model_failed)
+
+    def _model_ready(self, model) -> None:
+        self._model_name = getattr(model, "name", "")
+        self.status.set_model_state("ready", self._model_name)
+        self.chat.model_name.setText(self._model_name)
+        self.chat.notice.hide()
+
+    def _model_failed(self, error) -> None:
+        self.status.set_model_state("error", str(error.args[0] if error.args else error)[:80])
+        self.chat.notice.show_message(f"<b>The chat model did not load.</b> {explain(error)}", "error",
+                                      [("Choose another model…", self.choose_chat_model)])
+        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+            self.settings_dialog.chat_model.show_error(error)
+
+    def choose_chat_model(self) -> None:
+        self.open_settings(page="Models")
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def refresh_sessions(self) -> None:
+        query = self.sessions.search.text().strip()
+        current = self.session.id if self.session else None
+        def shown(found):
+            self.sessions.show_sessions(found, current)
+            self.memories.titles.update({s.id: s.title for s in found if s.title})
+
+        self.backend.disk(lambda engram: engram.sessions.list(engram.user, query), returned=shown)
+
+    def new_chat(self) -> None:
+        if self.turn is not None:
+            return
+        self.session = None
+        self.chat.title.setText("New chat")
+        self.chat.show_welcome()
+        self.sessions.list.clearSelection()
+        self.sessions.list.setCurrentItem(None)
+        self.files.set_folder(None)
+        self.memories.set_session(None)
+        self.context.show_record(None)
+        self.chat.composer.setFocus()
+
+    def open_session(self, session_id: str, reveal: int | None = None) -> None:
+        if self.turn is not None:
+            return
+
+        def load(engram):
+            session = engram.sessions.get(session_id)
+            messages = engram.sessions.messages(session_id, roles=("user", "assistant"))
+            recalled = {r.reply_message_id: len(r.recalled) for r in engram.turns.for_session(session_id)}
+            return session, messages, recalled
+
+        self.backend.disk(load, returned=lambda loaded: self._show_session(*loaded, reveal=reveal))
+
+    def _show_session(self, session, messages, recalled, reveal=None) -> None:
+        self.session = session
+        self.chat.title.setText(session.title or "New chat")
+        self.chat.view.clear()
+        for message in messages:
+            bubble = self.chat.view.add(message.role, message.content, message.id)
+            if message.role == "assistant":
+                bubble.set_memories_used(recalled.get(message.id, 0))
+                if message.status != "complete":
+                    bubble.set_status(message.status, message.status)
+        if not messages:
+            self.chat.show_welcome()
+        self.files.set_folder(session.folder)
+        self.memories.set_session(session.id)
+        self.context.show_record(None)
+        if reveal is not None and (bubble := self.chat.view.find(reveal)) is not None:
+            QTimer.singleShot(50, lambda: self.chat.view.reveal(bubble))
+
+    def rename_session(self, session_id: str, title: str) -> None:
+        def rename(engram):
+            return engram.sessions.rename(session_id, title)
+
+        def renamed(session):
+            if self.session is not None and self.session.id == session.id:
+                self.session = session
+                self.chat.title.setText(session.title)
+            self.refresh_sessions()
+
+        self.backend.disk(rename, returned=renamed)
+
+    def delete_session(self, session_id: str) -> None:
+        def deleted(_):
+            if self.session is not None and self.session.id == session_id:
+                self.new_chat()
+            self.refresh_sessions()
+            self.memories.refresh()
+            self.status.showMessage("Chat deleted, with the memories taken from it", 4000)
+
+        self.backend.disk(lambda engram: engram.delete_session(session_id), returned=deleted)
+
+    def _open_folder_of(self, session_id: str) -> None:
+        if self.session is not None and self.session.id == session_id:
+            self.files.open_folder()
+        else:
+            self.open_session(session_id)
+            QTimer.singleShot(300, self.files.open_folder)
+
+    def focus_search(self) -> None:
+        self.sessions.search.setFocus()
+        self.sessions.search.selectAll()
+
+    def jump_to(self, session_id: str, message_id: int) -> None:
+        """Open the chat a memory came from and show the message."""
+        if self.session is not None and self.session.id == session_id and self.chat.view.find(message_id):
+            self.chat.view.reveal(self.chat.view.find(message_id))
+        else:
+            self.open_session(session_id, reveal=message_id)
+            self.refresh_sessions()
+
+    # -- a turn ---------------------------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        if self.turn is not None or not text.strip():
+            return
+        if not self.backend.ready:
+            self.chat.notice.show_message("Engram is still starting; your message is still in the box.", "info")
+            return
+        if self.session is None or not self.chat.view.bubbles or self.chat.view.bubbles[0].key is None:
+            self.chat.view.clear()
+        self.chat.composer.clear()
+        self.chat.notice.hide()
+        self._sending = text
+        self.chat.view.add("user", text)
+        self._start_turn(self.session.id if self.session else None, text)
+
+    def _start_turn(self, session_id: str | None, text: str) -> None:
+        reply = self.chat.view.add("assistant")
+        reply.set_text("")
+        self._reply = reply
+        self.chat.set_streaming(True)
+        self.status.set_model_state("busy")
+
+        def turn(engram, worker):
+            sid = session_id or engram.sessions.get_or_create(None, engram.user, title=text).id
+            return engram.turn_engine.send(sid, text, on_token=worker.emit, stop=worker.stop,
+                                           max_tokens=engram.settings.chat_max_tokens)
+
+        self.turn = self.backend.model(turn, yielded=reply.append, returned=self._turn_done,
+                                       errored=self._turn_failed)
+
+    def stop(self) -> None:
+        if self.turn is not None:
+            self.turn.stop.set()
+            self._reply.note.setText("stopping…")
+
+    def _turn_finished(self) -> None:
+        self.turn = None
+        self.chat.set_streaming(False)
+        self.chat.composer.setFocus()
+
+    def _turn_done(self, result) -> None:
+        self._turn_finished()
+        reply = self._reply
+        reply.key = result.reply.id
+        reply.turn = result.record
+        reply.set_text(result.reply.content or "*(no reply)*")
+        reply.set_memories_used(len(result.record.recalled))
+        if result.stopped:
+            reply.set_status("stopped", "stopped")
+        users = [b for b in self.chat.view.bubbles if b.role == "user"]
+        if users:
+            users[-1].key = result.user_message.id
+        self.chat.view._mark_last_reply()
+        self.status.set_model_state("ready", self._model_name)
+        self.status.set_speed(result.generation.tokens_per_second)
+        self.context.show_record(result.record)
+        new = self.session is None or self.session.id != result.session.id
+        self.session = result.session
+        self.chat.title.setText(result.session.title or "New chat")
+        if new:
+            self.files.set_folder(result.session.folder)
+            self.memories.set_session(result.session.id)
+        self.refresh_sessions()
+
+    def _turn_failed(self, error) -> None:
+        self._turn_finished()
+        text = self._sending
+        self.status.set_model_state("error" if not isinstance(error, InvalidInput) else "ready")
+        self._reply.set_text(f"**Engram could not reply.** {error.args[0] if error.args else error}"
+                             + (f"\n\n*Fix: {error.hint}*" if getattr(error, "hint", "") else ""))
+        self._reply.set_status("error", "error")
+        session_id = self.session.id if self.session else None
+
+        def saved(engram):
+            """Whether the person's words reached the database (then they are not lost)."""
+            if session_id is None:
+                return False
+            last = engram.sessions.messages(session_id, roles=("user",), last=1)
+            return bool(last) and last[0].content == text
+
+        def check(was_saved):
+            if not was_saved and not self.chat.composer.toPlainText().strip():
+                self.chat.composer.setPlainText(text)
+                self.chat.notice.show_message("Your message was not sent; it is back in the input box.", "warning")
+
+        self.backend.disk(saved, returned=check)
+        self.refresh_sessions()
+
+    def retry(self) -> None:
+        """Ask again with the last message's words."""
+        if self.turn is not None or self.session is None:
+            return
+        users = [b for b in self.chat.view.bubbles if b.role == "user"]
+        if not users:
+            return
+        self._sending = users[-1].text
+        self.chat.view.add("user", self._sending)
+        self._start_turn(self.session.id, self._sending)
+
+    def show_context(self, bubble) -> None:
+        self.tabs.setCurrentWidget(self.context)
+        if bubble.turn is not None:
+            self.context.show_record(bubble.turn)
+            return
+        if bubble.key is None:
+            self.context.show_error("This reply has no context record.")
+            return
+
+        def found(record):
+            bubble.turn = record
+            self.context.show_record(record)
+
+        self.backend.disk(lambda engram: engram.turns.for_reply(bubble.key), returned=found,
+                          errored=lambda e: self.context.show_error(str(e.args[0] if e.args else e)))
+
+    # -- memory health and errors ---------------------------------------------------------------
+
+    def refresh_health(self) -> None:
+        def shown(health):
+            self.status.set_health(health)
+            if self._last_pending is not None and health.pending < self._last_pending:
+                self.memories.refresh()          # background work stored new memories
+            self._last_pending = health.pending
+
+        self.backend.disk(lambda engram: engram.outbox.health(), returned=shown)
+
+    def retry_failed_work(self) -> None:
+        self.backend.disk(lambda engram: engram.outbox.retry_failed(), returned=lambda _: self.refresh_health())
+
+    def show_error(self, error) -> None:
+        self.chat.notice.show_message(explain(error), "error")
+
+    # -- settings -------------------------------------------------------------------------------
+
+    def open_settings(self, page: str = "") -> None:
+        from engram.ui.settings_dialog import SettingsDialog
+
+        if self.settings_dialog is None:
+            self.settings_dialog = SettingsDialog(self.backend, self)
+            self.settings_dialog.applied.connect(self._settings_applied)
+        self.settings_dialog.load()
+        if page:
+            self.settings_dialog.show_page(page)
+        self.settings_dialog.show()
+        self.settings_dialog.raise_()
+
+    def _settings_applied(self, changes: set) -> None:
+        engram = self.backend.engram
+        if engram is None:
+            return
+        self.show_first_run(engram.settings)
+        if "chat" in changes:
+            self.load_model()
+        self.memories.refresh()
+
+    def move_data_dir(self, target: str, done) -> None:
+        """Move the data folder safely (copy, verify, remove the old), remember the new place in the
+        settings and reopen; ``done`` gets the new folder or the error (then the old one reopens)."""
+        if self.turn is not None or not self.backend.ready:
+            done(InvalidInput("Engram is busy", hint="wait for the reply to end (or press Stop), then move"))
+            return
+
+        def move(folder):
+            from engram.core.relocate import move_data_dir
+            from engram.core.settings import Settings
+
+            moved = move_data_dir(folder, target)
+            settings = Settings.load()
+            settings.data_dir = str(moved)
+            settings.save()
+            return moved
+
+        self._health.stop()
+        self.new_chat()
+        self.status.set_model_state("loading", "moving the data folder")
+        self.backend.reopen(move, done)
+
+    # -- closing --------------------------------------------------------------------------------
+
+    def closeEvent(self, event) -> None:
+        self._health.stop()
+        self.stop()
+        self.backend.close()
+        super().closeEvent(event)

@@ -1,0 +1,228 @@
+"""The Memories tab: every long-term memory of the person, to filter, read, correct and forget.
+
+Edits go through MemoryStore.update (which re-embeds a changed text), deletes through
+MemoryStore.delete (which forgets for real); each memory says where it came from and can jump
+to the message it was taken from.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox,
+                               QPlainTextEdit, QPushButton, QSlider, QSplitter, QTreeWidget, QTreeWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from engram.core.records import Kind
+from engram.core.scope import Scope
+
+LIST_LIMIT = 500
+ALL_KINDS = "All kinds"
+
+
+def source_text(memory, titles: dict[str, str]) -> str:
+    parts = []
+    if memory.scope.session:
+        title = titles.get(memory.scope.session)
+        parts.append(f"chat “{title}”" if title else f"chat {memory.scope.session}")
+    role = memory.source.get("role") if isinstance(memory.source, dict) else None
+    if role:
+        parts.append(f"{role} message")
+    if memory.source_ids:
+        parts.append("message #" + ", #".join(str(i) for i in memory.source_ids))
+    path = memory.source.get("path") if isinstance(memory.source, dict) else None
+    if path:
+        parts.append(f"file {path}")
+    return " · ".join(parts) or "added without a source"
+
+
+class MemoriesTab(QWidget):
+    jump_requested = Signal(str, int)   # session id, message id
+    changed = Signal()
+
+    def __init__(self, backend, parent=None):
+        super().__init__(parent)
+        self.backend = backend
+        self.session_id: str | None = None
+        self.titles: dict[str, str] = {}     # session id -> title, for "where it came from"
+        self.current = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        filters = QHBoxLayout()
+        self.kind = QComboBox()
+        self.kind.addItems([ALL_KINDS] + [k.value for k in Kind])
+        self.where = QComboBox()
+        self.where.addItems(["All chats", "This chat"])
+        filters.addWidget(self.kind)
+        filters.addWidget(self.where)
+        layout.addLayout(filters)
+        self.text = QLineEdit()
+        self.text.setPlaceholderText("Filter memories by text")
+        self.text.setClearButtonEnabled(True)
+        layout.addWidget(self.text)
+        self._debounce = QTimer(self, singleShot=True, interval=250)
+        self._debounce.timeout.connect(self.refresh)
+        self.text.textChanged.connect(lambda _: self._debounce.start())
+        self.kind.currentIndexChanged.connect(lambda _: self.refresh())
+        self.where.currentIndexChanged.connect(lambda _: self.refresh())
+
+        split = QSplitter(Qt.Vertical)
+        self.list = QTreeWidget()
+        self.list.setHeaderLabels(["Memory", "Kind", "Imp."])
+        self.list.setRootIsDecorated(False)
+        self.list.setAlternatingRowColors(True)
+        self.list.setUniformRowHeights(True)
+        self.list.header().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.list.header().setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        self.list.header().setSectionResizeMode(2, QHeaderView.ResizeToContents)
+        self.list.header().setStretchLastSection(False)
+        self.list.currentItemChanged.connect(lambda item, _: self._show(item.data(0, Qt.UserRole) if item else None))
+        split.addWidget(self.list)
+        self.count = QLabel()
+        self.count.setObjectName("Muted")
+        layout.addWidget(self.count)
+
+        detail = QWidget()
+        form = QVBoxLayout(detail)
+        form.setContentsMargins(0, 6, 0, 0)
+        self.editor = QPlainTextEdit()
+        self.editor.setPlaceholderText("Select a memory to read or correct it")
+        form.addWidget(self.editor, 1)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Importance"))
+        self.importance = QSlider(Qt.Horizontal)
+        self.importance.setRange(0, 100)
+        self.importance_value = QLabel("0.50")
+        self.importance.valueChanged.connect(lambda v: self.importance_value.setText(f"{v / 100:.2f}"))
+        row.addWidget(self.importance, 1)
+        row.addWidget(self.importance_value)
+        self.pinned = QCheckBox("Pinned")
+        self.pinned.setToolTip("Pinned memories are kept and preferred in recall")
+        row.addWidget(self.pinned)
+        form.addLayout(row)
+        self.source = QLabel()
+        self.source.setObjectName("Muted")
+        self.source.setWordWrap(True)
+        form.addWidget(self.source)
+        buttons = QHBoxLayout()
+        self.jump = QPushButton("Go to source")
+        self.jump.clicked.connect(self._jump)
+        self.delete = QPushButton("Delete…")
+        self.delete.setObjectName("Danger")
+        self.delete.clicked.connect(self._delete)
+        self.save = QPushButton("Save")
+        self.save.setObjectName("Primary")
+        self.save.clicked.connect(self._save)
+        buttons.addWidget(self.jump)
+        buttons.addStretch(1)
+        buttons.addWidget(self.delete)
+        buttons.addWidget(self.save)
+        form.addLayout(buttons)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        form.addWidget(self.message)
+        split.addWidget(detail)
+        split.setSizes([360, 240])
+        layout.addWidget(split, 1)
+        self._show(None)
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def set_session(self, session_id: str | None) -> None:
+        self.session_id = session_id
+        if self.where.currentIndex() == 1:
+            self.refresh()
+
+    def refresh(self) -> None:
+        if not self.backend.ready:
+            return
+        kind = self.kind.currentText()
+        kinds = () if kind == ALL_KINDS else (kind,)
+        session = self.session_id if self.where.currentIndex() == 1 else ""
+        if self.where.currentIndex() == 1 and not session:
+            self._fill([])
+            return
+        contains = self.text.text().strip()
+
+        def load(engram):
+            scope = Scope(user=engram.user, session=session or "")
+            return engram.store.list(scope, kinds=kinds, contains=contains, limit=LIST_LIMIT)
+
+        self.backend.disk(load, returned=self._fill)
+
+    def _fill(self, memories: list) -> None:
+        keep = self.current.id if self.current is not None else None
+        self.list.clear()
+        chosen = None
+        for memory in memories:
+            text = " ".join(memory.text.split())
+            item = QTreeWidgetItem([("★ " if memory.pinned else "") + text[:200], memory.kind.value,
+                                    f"{memory.importance:.2f}"])
+            item.setToolTip(0, memory.text[:1000])
+            item.setData(0, Qt.UserRole, memory)
+            self.list.addTopLevelItem(item)
+            if memory.id == keep:
+                chosen = item
+        self.count.setText(f"{len(memories)} memor{'y' if len(memories) == 1 else 'ies'}"
+                           + (" (first 500 shown)" if len(memories) >= LIST_LIMIT else ""))
+        if chosen is not None:
+            self.list.setCurrentItem(chosen)
+        else:
+            self._show(None)
+
+    def _show(self, memory) -> None:
+        self.current = memory
+        enabled = memory is not None
+        for widget in (self.editor, self.importance, self.pinned, self.save, self.delete):
+            widget.setEnabled(enabled)
+        self.jump.setEnabled(enabled and bool(memory.scope.session) and bool(memory.source_ids))
+        self.editor.setPlainText(memory.text if enabled else "")
+        self.importance.setValue(round(memory.importance * 100) if enabled else 50)
+        self.pinned.setChecked(memory.pinned if enabled else False)
+        self.source.setText(f"From {source_text(memory, self.titles)} · {memory.created_at[:16].replace('T', ' ')}"
+                            + (f" · edited {memory.updated_at[:16].replace('T', ' ')}"
+                               if memory.updated_at != memory.created_at else "") if enabled else "")
+        self.message.setText("")
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def _save(self) -> None:
+        memory = self.current
+        if memory is None:
+            return
+        text = self.editor.toPlainText()
+        importance = self.importance.value() / 100
+        pinned = self.pinned.isChecked()
+
+        def update(engram):
+            return engram.store.update(memory.id, actor="user", text=text if text != memory.text else None,
+                                       importance=importance, pinned=pinned)
+
+        self.message.setText("Saving…")
+        self.backend.disk(update, returned=self._saved, errored=self._failed)
+
+    def _saved(self, memory) -> None:
+        self.current = memory
+        self.message.setText("Saved.")
+        self.refresh()
+        self.changed.emit()
+
+    def _failed(self, error) -> None:
+        self.message.setText(f"<span style='color:#c0392b'>Not saved: {error}</span>")
+
+    def _delete(self) -> None:
+        memory = self.current
+        if memory is None:
+            return
+        answer = QMessageBox.question(self, "Forget memory",
+                                      f"Forget this memory for good?\n\n“{memory.text[:300]}”",
+                                      QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
+        if answer != QMessageBox.Yes:
+            return
+        self.current = None
+        self.backend.disk(lambda engram: engram.store.delete(memory.id, actor="user"),
+                          returned=lambda _: (self.refresh(), self.changed.emit()), errored=self._failed)
+
+    def _jump(self) -> None:
+        memory = self.current
+        if memory is not None and memory.scope.session and memory.source_ids:
+            self.jump_requested.emit(memory.scope.session, memory.source_ids[0])

@@ -1,0 +1,127 @@
+"""The left column: new chat, search (titles and what was said), the sessions by last use."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
+                               QMessageBox, QPushButton, QVBoxLayout, QWidget)
+
+from engram.ui.theme import icon
+
+
+def ago(iso: str) -> str:
+    """'just now', '5 min ago', '3 h ago', '2 d ago' or the date."""
+    try:
+        then = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    seconds = (datetime.now(timezone.utc) - then).total_seconds()
+    for limit, unit, size in ((60, "", 1), (3600, "min", 60), (86400, "h", 3600), (7 * 86400, "d", 86400)):
+        if seconds < limit:
+            return "just now" if not unit else f"{int(seconds // size)} {unit} ago"
+    return then.date().isoformat()
+
+
+class SessionsPanel(QWidget):
+    new_requested = Signal()
+    selected = Signal(str)              # session id
+    search_changed = Signal(str)
+    rename_requested = Signal(str, str)  # session id, new title
+    delete_requested = Signal(str)
+    folder_requested = Signal(str)
+    settings_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("SessionsPanel")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 10, 8, 8)
+        top = QHBoxLayout()
+        brand = QLabel("Engram")
+        brand.setObjectName("AppTitle")
+        logo = QLabel()
+        logo.setPixmap(icon("engram").pixmap(22, 22))
+        top.addWidget(logo)
+        top.addWidget(brand)
+        top.addStretch(1)
+        layout.addLayout(top)
+        self.new_button = QPushButton("＋  New chat")
+        self.new_button.setObjectName("Primary")
+        self.new_button.setToolTip("Start a new chat (Ctrl+N)")
+        self.new_button.clicked.connect(self.new_requested)
+        layout.addWidget(self.new_button)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search chats (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self._debounce = QTimer(self, singleShot=True, interval=200)
+        self._debounce.timeout.connect(lambda: self.search_changed.emit(self.search.text().strip()))
+        self.search.textChanged.connect(lambda _: self._debounce.start())
+        layout.addWidget(self.search)
+        self.list = QListWidget()
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.ElideRight)
+        self.list.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
+        self.list.currentItemChanged.connect(self._current_changed)
+        self.list.itemDoubleClicked.connect(lambda item: self.ask_rename(item.data(Qt.UserRole)))
+        layout.addWidget(self.list, 1)
+        self.empty = QLabel("No chats yet.")
+        self.empty.setObjectName("Muted")
+        self.empty.setAlignment(Qt.AlignCenter)
+        layout.addWidget(self.empty)
+        settings = QPushButton("⚙  Settings")
+        settings.setToolTip("Models, memory, preferences, data folder (Ctrl+,)")
+        settings.clicked.connect(self.settings_requested)
+        layout.addWidget(settings)
+        self._titles: dict[str, str] = {}
+        self._quiet = False
+
+    def show_sessions(self, sessions: list, current: str | None) -> None:
+        """Replace the list (newest use first, as the core sorts them) and keep the selection."""
+        self._quiet = True
+        self.list.clear()
+        self._titles = {}
+        for session in sessions:
+            title = session.title or "New chat"
+            self._titles[session.id] = title
+            item = QListWidgetItem(f"{title}\n{ago(session.updated_at)}")
+            item.setData(Qt.UserRole, session.id)
+            item.setToolTip(f"{title}\nfolder: {session.folder}")
+            self.list.addItem(item)
+            if session.id == current:
+                self.list.setCurrentItem(item)
+        self.empty.setVisible(not sessions)
+        self.empty.setText("No chats match." if self.search.text().strip() else "No chats yet.")
+        self._quiet = False
+
+    def _current_changed(self, item, _previous):
+        if item is not None and not self._quiet:
+            self.selected.emit(item.data(Qt.UserRole))
+
+    def _menu(self, position):
+        item = self.list.itemAt(position)
+        if item is None:
+            return
+        session_id = item.data(Qt.UserRole)
+        menu = QMenu(self)
+        menu.addAction("Rename…", lambda: self.ask_rename(session_id))
+        menu.addAction("Open folder", lambda: self.folder_requested.emit(session_id))
+        menu.addSeparator()
+        menu.addAction("Delete…", lambda: self.ask_delete(session_id))
+        menu.exec(self.list.viewport().mapToGlobal(position))
+
+    def ask_rename(self, session_id: str) -> None:
+        title, ok = QInputDialog.getText(self, "Rename chat", "Title:", text=self._titles.get(session_id, ""))
+        if ok and title.strip():
+            self.rename_requested.emit(session_id, title.strip())
+
+    def ask_delete(self, session_id: str) -> None:
+        answer = QMessageBox.question(
+            self, "Delete chat",
+            f"Delete “{self._titles.get(session_id, session_id)}”?\n\nIts messages, its context records and the"
+            " memories taken from it are forgotten for good. Its folder of files is kept on disk.",
+            QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
+        if answer == QMessageBox.Yes:
+            self.delete_requested.emit(session_id)

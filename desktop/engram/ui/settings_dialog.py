@@ -1,0 +1,333 @@
+"""Settings: models, memory, preferences and the data folder. Saved in the config folder
+(platformdirs) and applied without a restart where possible: a new chat model is loaded in the
+background, memory options take effect on the next turn; the embedding model and the data folder
+need the window to reopen its data (done here, after a safe move)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
+                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
+                               QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+
+from engram.core.memory_options import RECALL_MODES, scope_dimensions
+from engram.core.preferences import DETAIL_LEVELS
+from engram.ui.notice import Notice
+
+CHAT_FIELDS = ("chat_model", "chat_context_size", "chat_threads", "chat_gpu_layers")
+SEARCH_TIMES = {"before_call": "Before every reply (inject)", "on_demand": "When the model asks (tool)",
+                "hybrid": "Both"}
+STORAGE_SCOPES = ("user,session", "agent,user,session")
+SEARCH_SCOPES = ("user", "user,session", "agent,user")
+
+
+class ModelPicker(QWidget):
+    """A .gguf path with Choose… and Use default; shows the model's name, size and context length,
+    or, in place, why the file cannot be used."""
+
+    def __init__(self, backend, role: str, default_label: str, parent=None):
+        super().__init__(parent)
+        self.backend, self.role, self.default_label = backend, role, default_label
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        self.path = QLineEdit()
+        self.path.setReadOnly(True)
+        self.path.setPlaceholderText(default_label)
+        choose = QPushButton("Choose…")
+        choose.clicked.connect(self.choose)
+        reset = QPushButton("Use default")
+        reset.clicked.connect(lambda: self.set_path(""))
+        row.addWidget(self.path, 1)
+        row.addWidget(choose)
+        row.addWidget(reset)
+        layout.addLayout(row)
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        self.info.setObjectName("Muted")
+        layout.addWidget(self.info)
+        self.valid = True
+
+    def choose(self) -> None:
+        start = str(Path(self.path.text()).parent) if self.path.text() else str(Path.home())
+        chosen, _ = QFileDialog.getOpenFileName(self, f"Choose the {self.role} model", start,
+                                                "GGUF models (*.gguf);;All files (*)")
+        if chosen:
+            self.set_path(chosen)
+
+    def set_path(self, path: str) -> None:
+        self.path.setText(path)
+        self.describe()
+
+    def describe(self) -> None:
+        path = self.path.text()
+        if not path:
+            self.valid = True
+            self.info.setText(self.default_label)
+            return
+        self.info.setText("Reading the model file…")
+
+        def read(_engram):
+            from engram.core.model_info import read_model_info
+
+            return read_model_info(path, self.role)
+
+        def failed(error):
+            self.valid = False
+            self.show_error(error)
+
+        def shown(info):
+            self.valid = True
+            self.info.setText(info.summary())
+
+        if self.backend.disk(read, returned=shown, errored=failed) is None:
+            self.info.setText("")
+
+    def show_error(self, error) -> None:
+        message = error.args[0] if error.args else str(error)
+        hint = getattr(error, "hint", "")
+        self.info.setText(f"<span style='color:#c0392b'>✕ {message}</span>" + (f"<br><i>{hint}</i>" if hint else ""))
+
+
+class SettingsDialog(QDialog):
+    applied = Signal(set)       # what changed: {"chat", "memory", "embedding", "data"}
+
+    def __init__(self, backend, parent=None):
+        super().__init__(parent)
+        self.backend = backend
+        self.setWindowTitle("Settings")
+        self.resize(680, 560)
+        layout = QVBoxLayout(self)
+        self.notice = Notice()
+        layout.addWidget(self.notice)
+        self.pages = QTabWidget()
+        layout.addWidget(self.pages, 1)
+
+        models = QWidget()
+        form = QFormLayout(models)
+        self.chat_model = ModelPicker(backend, "chat", "The bundled demo model (Gemma 3 270M: tiny, for trying"
+                                                       " Engram out; its answers are babble)")
+        form.addRow("Chat model", self.chat_model)
+        self.context_size = QSpinBox(minimum=512, maximum=262_144, singleStep=512)
+        self.threads = QSpinBox(minimum=0, maximum=256, specialValueText="one per CPU")
+        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, specialValueText="all")
+        self.reply_tokens = QSpinBox(minimum=16, maximum=8192, singleStep=64)
+        form.addRow("Context size (tokens)", self.context_size)
+        form.addRow("CPU threads", self.threads)
+        form.addRow("GPU layers", self.gpu_layers)
+        form.addRow("Longest reply (tokens)", self.reply_tokens)
+        self.embedding_model = ModelPicker(backend, "embedding", "The bundled all-MiniLM-L6-v2 (384 dimensions)")
+        form.addRow("Embedding model", self.embedding_model)
+        hint = QLabel("A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct"
+                      " or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. Changing the embedding model"
+                      " re-embeds your memories in the background.")
+        hint.setWordWrap(True)
+        hint.setObjectName("Muted")
+        form.addRow(hint)
+        self.pages.addTab(models, "Models")
+
+        memory = QWidget()
+        form = QFormLayout(memory)
+        self.search_time = QComboBox()
+        for mode in RECALL_MODES:
+            self.search_time.addItem(SEARCH_TIMES.get(mode, mode), mode)
+        self.max_results = QSpinBox(minimum=1, maximum=50)
+        self.threshold = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
+        self.window_size = QSpinBox(minimum=1, maximum=500)
+        self.summary_threshold = QSpinBox(minimum=2, maximum=10_000)
+        self.storage_scope = QComboBox()
+        self.storage_scope.addItems(STORAGE_SCOPES)
+        self.search_scope = QComboBox()
+        self.search_scope.addItems(SEARCH_SCOPES)
+        self.system_prompt = QPlainTextEdit()
+        self.system_prompt.setMaximumHeight(90)
+        form.addRow("Search memories", self.search_time)
+        form.addRow("Max recalled memories", self.max_results)
+        form.addRow("Relevance threshold", self.threshold)
+        form.addRow("Window (recent messages)", self.window_size)
+        form.addRow("Summarise after (messages)", self.summary_threshold)
+        form.addRow("Store memories as", self.storage_scope)
+        form.addRow("Recall from", self.search_scope)
+        form.addRow("System prompt", self.system_prompt)
+        scope_note = QLabel("“user” recalls across all your chats; “user,session” only within the open chat.")
+        scope_note.setObjectName("Muted")
+        scope_note.setWordWrap(True)
+        form.addRow(scope_note)
+        self.pages.addTab(memory, "Memory")
+
+        prefs = QWidget()
+        form = QFormLayout(prefs)
+        self.language = QLineEdit(placeholderText="e.g. English, 中文 (empty: any)")
+        self.tone = QLineEdit(placeholderText="e.g. friendly, formal (empty: any)")
+        self.detail = QComboBox()
+        self.detail.addItems(["(any)", *DETAIL_LEVELS])
+        self.emoji = QComboBox()
+        self.emoji.addItems(["(any)", "yes", "no"])
+        form.addRow("Reply in", self.language)
+        form.addRow("Tone", self.tone)
+        form.addRow("Detail", self.detail)
+        form.addRow("Emoji", self.emoji)
+        self.pages.addTab(prefs, "Preferences")
+
+        data = QWidget()
+        form = QFormLayout(data)
+        self.data_dir = QLineEdit()
+        self.data_dir.setReadOnly(True)
+        open_button = QPushButton("Open")
+        open_button.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(self.data_dir.text())))
+        move_button = QPushButton("Move…")
+        move_button.clicked.connect(self.move_data)
+        row = QHBoxLayout()
+        row.addWidget(self.data_dir, 1)
+        row.addWidget(open_button)
+        row.addWidget(move_button)
+        form.addRow("Data folder", row)
+        self.config_path = QLabel()
+        self.config_path.setObjectName("Muted")
+        form.addRow("Settings file", self.config_path)
+        note = QLabel("Moving copies everything (database and session files), checks the copy, and only then"
+                      " removes the old folder. Models stay where they are.")
+        note.setWordWrap(True)
+        note.setObjectName("Muted")
+        form.addRow(note)
+        self.pages.addTab(data, "Data")
+
+        buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Close)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def show_page(self, name: str) -> None:
+        for index in range(self.pages.count()):
+            if self.pages.tabText(index) == name:
+                self.pages.setCurrentIndex(index)
+
+    # -- loading and saving -----------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Show the settings as they are now."""
+        engram = self.backend.engram
+        self.notice.hide()
+        if engram is None:
+            self.notice.show_message("Engram's data is not open, so only the data folder can be changed.", "warning")
+            return
+        s = engram.settings
+        self.chat_model.set_path(s.chat_model)
+        self.embedding_model.set_path(s.embedding_model)
+        self.context_size.setValue(s.chat_context_size)
+        self.threads.setValue(s.chat_threads)
+        self.gpu_layers.setValue(s.chat_gpu_layers)
+        self.reply_tokens.setValue(s.chat_max_tokens)
+        self.search_time.setCurrentIndex(max(0, self.search_time.findData(s.recall_mode)))
+        self.max_results.setValue(s.recall_max_results)
+        self.threshold.setValue(s.recall_threshold)
+        self.window_size.setValue(s.window_messages)
+        self.summary_threshold.setValue(s.summary_threshold)
+        for combo, value in ((self.storage_scope, s.storage_scope), (self.search_scope, s.search_scope)):
+            if combo.findText(value) < 0:
+                combo.addItem(value)
+            combo.setCurrentText(value)
+        self.system_prompt.setPlainText(s.system_prompt)
+        self.data_dir.setText(str(engram.data_dir))
+        self.config_path.setText(s.path)
+        self.backend.disk(lambda e: e.preferences.get(e.user), returned=self._show_preferences)
+
+    def _show_preferences(self, prefs: dict) -> None:
+        self.language.setText(prefs.get("language", ""))
+        self.tone.setText(prefs.get("tone", ""))
+        self.detail.setCurrentText(prefs.get("detail", "(any)"))
+        self.emoji.setCurrentText({True: "yes", False: "no"}.get(prefs.get("emoji"), "(any)"))
+
+    def values(self) -> dict:
+        return {"chat_model": self.chat_model.path.text(), "embedding_model": self.embedding_model.path.text(),
+                "chat_context_size": self.context_size.value(), "chat_threads": self.threads.value(),
+                "chat_gpu_layers": self.gpu_layers.value(), "chat_max_tokens": self.reply_tokens.value(),
+                "recall_mode": self.search_time.currentData(), "recall_max_results": self.max_results.value(),
+                "recall_threshold": round(self.threshold.value(), 2), "window_messages": self.window_size.value(),
+                "summary_threshold": self.summary_threshold.value(), "storage_scope": self.storage_scope.currentText(),
+                "search_scope": self.search_scope.currentText(),
+                "system_prompt": self.system_prompt.toPlainText().strip()}
+
+    def preferences(self) -> dict:
+        return {"language": self.language.text().strip(), "tone": self.tone.text().strip(),
+                "detail": "" if self.detail.currentIndex() == 0 else self.detail.currentText(),
+                "emoji": None if self.emoji.currentIndex() == 0 else self.emoji.currentText() == "yes"}
+
+    def save(self) -> None:
+        engram = self.backend.engram
+        if engram is None:
+            return
+        for picker in (self.chat_model, self.embedding_model):
+            if not picker.valid:
+                self.pages.setCurrentIndex(0)
+                self.notice.show_message(f"The {picker.role} model file cannot be used (see below); nothing was"
+                                         " saved. Choose another file or “Use default”.", "error")
+                return
+        values, prefs = self.values(), self.preferences()
+        try:
+            scope_dimensions(values["storage_scope"])
+            scope_dimensions(values["search_scope"])
+        except Exception as e:
+            self.notice.show_message(str(e), "error")
+            return
+        if values["summary_threshold"] <= engram.settings.summary_keep:
+            self.notice.show_message(f"Summarise after must be more than {engram.settings.summary_keep} messages.",
+                                     "error")
+            return
+
+        def write(e):
+            changed = {k for k, v in values.items() if getattr(e.settings, k) != v}
+            for key in changed:
+                setattr(e.settings, key, values[key])
+            e.settings.save()
+            for key, value in prefs.items():
+                if value in ("", None):
+                    e.preferences.unset(e.user, key)
+                else:
+                    e.preferences.set(e.user, key, value)
+            e.apply_settings(changed)
+            return changed
+
+        self.backend.disk(write, returned=self._saved, errored=lambda err: self.notice.show_message(
+            f"Not saved: {err}", "error"))
+
+    def _saved(self, changed: set) -> None:
+        groups = set()
+        if changed & set(CHAT_FIELDS):
+            groups.add("chat")
+        if "embedding_model" in changed:
+            groups.add("embedding")
+        if changed - set(CHAT_FIELDS) - {"embedding_model"}:
+            groups.add("memory")
+        note = "Saved."
+        if "embedding" in groups:
+            note += " The new embedding model is used after Engram restarts."
+        self.notice.show_message(note, "info")
+        self.applied.emit(groups)
+
+    # -- the data folder --------------------------------------------------------------------------
+
+    def move_data(self) -> None:
+        current = self.data_dir.text()
+        target = QFileDialog.getExistingDirectory(self, "Move the data folder to (an empty folder)",
+                                                  str(Path(current).parent))
+        if not target:
+            return
+        if QMessageBox.question(self, "Move data folder", f"Move all of Engram's data from\n{current}\nto\n{target}?"
+                                "\n\nThe chat is paused while the files are copied and checked.",
+                                QMessageBox.Yes | QMessageBox.Cancel) != QMessageBox.Yes:
+            return
+        self.notice.show_message("Moving… (copying and checking every file)", "info")
+        self.parent().move_data_dir(target, done=self._moved)
+
+    def _moved(self, result) -> None:
+        if isinstance(result, BaseException):
+            hint = getattr(result, "hint", "")
+            self.notice.show_message(f"Not moved: {result.args[0] if result.args else result}"
+                                     + (f"<br><i>{hint}</i>" if hint else ""), "error")
+        else:
+            self.data_dir.setText(str(result))
+            self.notice.show_message(f"Moved. Engram now keeps its data in {result}.", "info")

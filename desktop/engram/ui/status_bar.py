@@ -1,0 +1,80 @@
+"""The status bar: the chat model's state, the speed of the last reply, and memory health
+(background work pending or failed, with a way to see the errors and retry)."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QStatusBar, QToolButton
+
+
+STATE_TEXT = {"starting": "◌ Starting…", "loading": "◌ Loading model…", "ready": "● Ready", "error": "✕ Model error",
+              "busy": "◉ Replying…"}
+STATE_COLOUR = {"ready": "#2e9e6a", "error": "#c0392b", "loading": "#b7791f", "busy": "#6a4de0", "starting": "gray"}
+
+
+class StatusBar(QStatusBar):
+    retry_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setSizeGripEnabled(False)
+        self.model = QLabel()
+        self.speed = QLabel()
+        self.speed.setToolTip("Generation speed of the last reply")
+        self.health = QToolButton()
+        self.health.setObjectName("HealthButton")
+        self.health.setPopupMode(QToolButton.InstantPopup)
+        menu = QMenu(self.health)
+        self.errors_action = menu.addAction("Show errors…", self._show_errors)
+        self.retry_action = menu.addAction("Retry failed work", self.retry_requested.emit)
+        self.health.setMenu(menu)
+        self.addPermanentWidget(self.health)
+        self.addPermanentWidget(self.speed)
+        self.addPermanentWidget(self.model)
+        self.state = ""
+        self._errors: list = []
+        self.set_model_state("starting")
+        self.set_health(None)
+
+    def set_model_state(self, state: str, detail: str = "") -> None:
+        self.state = state
+        self.model.setText(f"<span style='color:{STATE_COLOUR.get(state, 'gray')}'>{STATE_TEXT.get(state, state)}"
+                           f"</span>{(' ' + html.escape(detail)) if detail else ''}")
+        self.model.setToolTip(detail)
+
+    def set_speed(self, tokens_per_second: float) -> None:
+        self.speed.setText(f"{tokens_per_second:.1f} tokens/s" if tokens_per_second > 0 else "")
+
+    def set_health(self, health) -> None:
+        """Show an Outbox.health() (pending, failed, retrying, errors), or 'unknown' before it is open."""
+        if health is None:
+            self.health.setText("Memory: …")
+            self.health.setProperty("state", "")
+            self.errors_action.setEnabled(False)
+            self.retry_action.setEnabled(False)
+        else:
+            self._errors = list(health.errors)
+            bad = health.failed > 0
+            text = "Memory: up to date" if not health.pending and not bad else "Memory:"
+            if health.pending:
+                text += f" {health.pending} pending"
+            if bad:
+                text += f" {health.failed} failed"
+            self.health.setText(text)
+            self.health.setProperty("state", "bad" if bad else "ok")
+            self.health.setToolTip("Background memory work (archiving, embedding, summaries)."
+                                   + (f" {health.retrying} retrying." if health.retrying else ""))
+            self.errors_action.setEnabled(bool(self._errors))
+            self.retry_action.setEnabled(bad)
+        self.health.style().unpolish(self.health)
+        self.health.style().polish(self.health)
+
+    def _show_errors(self) -> None:
+        lines = [f"#{job.id} {job.kind} ({job.state}, {job.attempts} attempts): {job.last_error}"
+                 for job in self._errors]
+        box = QMessageBox(QMessageBox.Warning, "Memory work errors",
+                          f"{len(lines)} background job(s) had errors.", QMessageBox.Close, self)
+        box.setDetailedText("\n\n".join(lines))
+        box.open()

@@ -1,0 +1,113 @@
+"""The turn's cost, run by hand, with the real demo chat model and the bundled embedding model.
+
+    .venv/bin/python tests/bench/chat_bench.py [--turns 30] [--max-tokens 64] [--repeat 3] [--memories 2000]
+
+Prints: tokens/s of Engram's turn beside a bare llama-cpp-python call on the same model, settings
+and prompt (target ratio >= 0.97); time to first token at turn 1 and at the last turn of one
+session, with the prompt tokens llama.cpp took from its cache; the memory overhead of a turn
+(embedding the query + hybrid search) over a store of --memories archived messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "desktop"))
+
+
+def bare_tokens_per_second(llm, messages: list[dict], max_tokens: int, sampling) -> tuple[float, int]:
+    """Stream a chat completion straight from llama-cpp-python; rate from first to last token."""
+    from engram.core.chat_model import gemma_turns
+
+    stamps = []
+    for chunk in llm.create_chat_completion(gemma_turns(messages), stream=True, max_tokens=max_tokens,
+                                            temperature=sampling.temperature, top_p=sampling.top_p,
+                                            top_k=sampling.top_k, repeat_penalty=sampling.repeat_penalty):
+        if chunk["choices"][0]["delta"].get("content"):
+            stamps.append(time.perf_counter())
+    if len(stamps) < 2:
+        return 0.0, len(stamps)
+    return (len(stamps) - 1) / (stamps[-1] - stamps[0]), len(stamps)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=30)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memories", type=int, default=2000)
+    args = parser.parse_args()
+
+    folder = Path(tempfile.mkdtemp(prefix="engram-chat-bench-"))
+    os.environ["ENGRAM_DATA_DIR"] = str(folder / "data")
+    os.environ["ENGRAM_CONFIG_DIR"] = str(folder / "config")
+    os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
+
+    from llama_cpp import Llama
+
+    from engram.core.app import Engram
+    from engram.core.records import Kind, NewMemory
+    from engram.core.scope import Scope
+
+    engram = Engram()
+    model = engram.chat_model()
+    print(f"chat model {model.path.name} ({model.chat_format}), context {model.context_tokens},"
+          f" threads {engram.settings.chat_threads or os.cpu_count()}")
+
+    topics = ["peanuts", "the train to Lyon", "my sister's birthday", "a bug in the parser", "hiking boots",
+              "the rent", "tomato soup", "a printer error", "Python packaging", "the dentist"]
+    engram.store.add_many([NewMemory(f"Message {n} about {topics[n % len(topics)]} and detail {n * 7919 % 1000}",
+                                     Scope(user="U", session=f"old-{n // 20}"), Kind.MESSAGE)
+                           for n in range(args.memories)])
+    engram.store.add("I am allergic to peanuts", Scope(user="U", session="old-x"), Kind.MESSAGE)
+
+    # 1. tokens/s: Engram's turn against a bare call on the same prompt, alternating to share the noise.
+    bare = Llama(model_path=str(model.path), n_ctx=model.context_tokens, n_threads=engram.settings.chat_threads
+                 or os.cpu_count(), n_threads_batch=engram.settings.chat_threads or os.cpu_count(),
+                 swa_full=True, verbose=False)
+    ours, theirs = [], []
+    for n in range(args.repeat):
+        engram.sessions.get_or_create(f"speed-{n}", "U")
+        result = engram.turn_engine.send(f"speed-{n}", "Tell me a long story about a snack.",
+                                         max_tokens=args.max_tokens)
+        ours.append(result.record.timings["tokens_per_second"])
+        rate, count = bare_tokens_per_second(bare, result.record.messages, args.max_tokens, model.sampling)
+        theirs.append(rate)
+        print(f"  run {n + 1}: engram {ours[-1]:.2f} tok/s ({result.record.tokens['reply']} tokens),"
+              f" bare {rate:.2f} tok/s ({count} tokens)")
+    bare.close()
+    ratio = statistics.median(ours) / statistics.median(theirs)
+    print(f"tokens/s  engram {statistics.median(ours):.2f}  bare llama-cpp-python {statistics.median(theirs):.2f}"
+          f"  ratio {ratio:.3f} (target >= 0.97)")
+
+    # 2. time to first token over one session, and 3. memory overhead per turn.
+    engram.sessions.get_or_create("long", "U")
+    rows = []
+    for turn in range(1, args.turns + 1):
+        result = engram.turn_engine.send("long", f"Turn {turn}: recommend me a snack for the trip", max_tokens=8)
+        engram.outbox.run_due()
+        t = result.record.timings
+        rows.append((turn, t["first_token_ms"], t["prompt_ms"], t["cached_tokens"], result.record.tokens["prompt"],
+                     t["embed_ms"], t["search_ms"]))
+    for turn, first, prompt, cached, tokens, embed, search in rows:
+        if turn in (1, 2, args.turns - 1, args.turns) or turn % 10 == 0:
+            print(f"  turn {turn:>3}: first token {first:8.1f} ms (prompt eval {prompt:8.1f} ms),"
+                  f" {cached}/{tokens} prompt tokens from cache, embed {embed:.1f} ms, search {search:.1f} ms")
+    first, last = rows[0], rows[-1]
+    print(f"time to first token  turn 1: {first[1]:.0f} ms  turn {last[0]}: {last[1]:.0f} ms"
+          f" ({last[3]}/{last[4]} prompt tokens reused)")
+    overhead = [r[5] + r[6] for r in rows]
+    print(f"memory overhead per turn (embed + search, {engram.store.count():,} memories):"
+          f" median {statistics.median(overhead):.1f} ms, max {max(overhead):.1f} ms")
+    engram.close()
+
+
+if __name__ == "__main__":
+    main()

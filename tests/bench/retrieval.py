@@ -1,0 +1,301 @@
+"""Retrieval quality and speed on LoCoMo and LongMemEval_S, through the real store (run by hand).
+
+    .venv/bin/python tests/bench/retrieval.py                     # everything, all modes
+    .venv/bin/python tests/bench/retrieval.py --locomo 2 --longmemeval 50 --modes hybrid words
+    .venv/bin/python tests/bench/retrieval.py --json /tmp/retrieval.json
+
+Each LoCoMo conversation is one user in a database of its own (the metric's "one index per
+conversation": word statistics must not mix conversations), each of its sessions one session,
+each turn a message ("speaker: text", dated with its session); each LongMemEval question is a
+fresh user and database holding its haystack (user turns only: the keys the metric scores). Queries
+go through MemoryStore.search, the app's own search path. Document vectors come from an
+on-disk cache keyed by model fingerprint and text (tests/bench/embed_cache.py); the query is
+always embedded by the model, and that time is reported apart from the search itself.
+Metrics: tests/bench/metrics.py; data and definitions: ../shared/bench-data/README.md.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # llama.cpp's OpenMP threads spin otherwise, which
+# on a shared or busy CPU costs far more than it saves
+
+import argparse
+import dataclasses
+import gzip
+import json
+import lzma
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "desktop"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from embed_cache import CachedEmbedder  # noqa: E402
+from metrics import mean, ndcg_any, normalise_dia_ids, percentile, recall_all, recall_any, unit_recall  # noqa: E402
+
+from engram.core.db import Database  # noqa: E402
+from engram.core.embeddings import GGUFEmbedder  # noqa: E402
+from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
+from engram.core.records import MAX_TEXT_CHARS, NewMemory  # noqa: E402
+from engram.core.scope import Scope  # noqa: E402
+from engram.core.search import SearchOptions  # noqa: E402
+from engram.core.store import MemoryStore  # noqa: E402
+
+LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+LOCOMO_KS = (5, 10, 25, 50)
+LME_KS = (5, 10)
+
+# Modes compared side by side. "rrf" is the search as it was before issue 6 (reciprocal-rank
+# fusion, no context); "default" is SearchOptions(), what the app and the CLI use; the others
+# take one change at a time away from or onto the default, to show what each gains.
+PLAIN = dict(k=50, neighbour_weight=0.0, session_weight=0.0)
+DEFAULT = dataclasses.replace(SearchOptions(), k=50)
+MODES: dict[str, SearchOptions] = {
+    "words": SearchOptions(mode="words", **PLAIN),
+    "meaning": SearchOptions(mode="meaning", meaning_candidates=50, **PLAIN),
+    "rrf": SearchOptions(mode="hybrid", fusion="rrf", meaning_candidates=50, **PLAIN),
+    "scores": SearchOptions(mode="hybrid", fusion="scores", **PLAIN),
+    "+neighbours": dataclasses.replace(DEFAULT, session_weight=0.0),
+    "+session": dataclasses.replace(DEFAULT, neighbour_weight=0.0),
+    "default": DEFAULT,
+    "words+context": dataclasses.replace(DEFAULT, mode="words"),
+}
+
+
+def iso(moment: datetime) -> str:
+    return moment.replace(tzinfo=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Run:
+    """A dataset's databases (one per corpus, as the metrics define: a LoCoMo conversation, a
+    LongMemEval haystack; word statistics must not leak between corpora), one at a time, and
+    the timing figures over all of them."""
+
+    def __init__(self, name: str, embedder, folder: Path):
+        self.name, self.folder, self.embedder = name, folder, embedder
+        self.db: Database | None = None
+        self.store: MemoryStore | None = None
+        self.bytes = 0
+        self.ingest_seconds = 0.0
+        self.memories = 0
+        self.search_ms: dict[str, list[float]] = defaultdict(list)
+        self.embed_ms: dict[str, list[float]] = defaultdict(list)
+
+    def open(self, corpus: str) -> None:
+        """Start a fresh database for the next corpus (the previous one is measured and removed)."""
+        self.close()
+        self.db = Database(self.folder / f"{self.name}-{corpus}.sqlite")
+        self.store = MemoryStore(self.db, self.embedder)
+
+    def close(self) -> None:
+        if self.db is None:
+            return
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.db.close()
+        for path in self.folder.glob(self.db.path.name + "*"):
+            self.bytes += path.stat().st_size
+            path.unlink()
+        self.db = self.store = None
+
+    def ingest(self, items: list[NewMemory]) -> list:
+        started = time.perf_counter()
+        stored = self.store.add_many(items, actor="system")
+        self.ingest_seconds += time.perf_counter() - started
+        self.memories += len(items)
+        return stored
+
+    def search(self, mode: str, options: SearchOptions, query: str, scope: Scope):
+        result = self.store.search(query, scope, options)
+        self.search_ms[mode].append(result.search_ms)
+        self.embed_ms[mode].append(result.embed_ms)
+        return result.hits
+
+    def figures(self) -> dict:
+        self.close()
+        return {"memories": self.memories, "ingest_s": round(self.ingest_seconds, 2),
+                "memories_per_s": round(self.memories / max(self.ingest_seconds, 1e-9), 1),
+                "db_mb": round(self.bytes / 2**20, 1), "bytes_per_memory": round(self.bytes / max(self.memories, 1)),
+                "latency_ms": {mode: {"search_p50": round(percentile(v, .5), 2),
+                                      "search_p95": round(percentile(v, .95), 2),
+                                      "embed_p50": round(percentile(self.embed_ms[mode], .5), 2),
+                                      "embed_p95": round(percentile(self.embed_ms[mode], .95), 2)}
+                               for mode, v in self.search_ms.items()}}
+
+
+# -- LoCoMo ------------------------------------------------------------------------------------
+
+def locomo_turn_text(turn: dict) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    if turn.get("blip_caption"):
+        text += f" [shares a photo: {turn['blip_caption']}]"
+    return text
+
+
+def evaluate_locomo(run: Run, data_dir: Path, conversations: int, modes: dict[str, SearchOptions]) -> dict:
+    """Each conversation in its own database, as one user; then its questions through every mode."""
+    samples = json.loads((data_dir / "locomo10.json").read_text())[:conversations]
+    scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in modes}
+    for number, sample in enumerate(samples):
+        user = f"locomo-{number}"
+        run.open(user)
+        conversation = sample["conversation"]
+        items = []
+        sessions = sorted(int(key.split("_")[1]) for key in conversation
+                          if key.startswith("session_") and not key.endswith("date_time"))
+        for session in sessions:
+            when = datetime.strptime(conversation[f"session_{session}_date_time"], "%I:%M %p on %d %B, %Y")
+            for turn in conversation[f"session_{session}"]:
+                items.append(NewMemory(locomo_turn_text(turn), Scope("bench", "", user, f"session_{session}"),
+                                       "message", source={"dia_id": turn["dia_id"], "speaker": turn["speaker"]},
+                                       created_at=iso(when)))
+        run.ingest(items)
+        for qa in sample["qa"]:
+            evidence = normalise_dia_ids(qa["evidence"])
+            category = LOCOMO_CATEGORIES[qa["category"]]
+            for mode, options in modes.items():
+                hits = run.search(mode, options, qa["question"], Scope(user=user))
+                units = [normalise_dia_ids([h.memory.source["dia_id"]]) for h in hits]
+                for k in LOCOMO_KS:
+                    value = unit_recall(units, evidence, k)
+                    scores[mode][f"{category}@{k}"].append(value)
+                    scores[mode][f"overall@{k}"].append(value)
+    return {mode: {key: round(mean(v), 4) for key, v in table.items()} | {"questions": len(table["overall@5"])}
+            for mode, table in scores.items()}
+
+
+def print_locomo(table: dict) -> None:
+    print("\nLoCoMo, dialog turns, recall@k (overall and per category)")
+    groups = ["overall", *LOCOMO_CATEGORIES.values()]
+    print(f"{'mode':<14}" + "".join(f"{g + '@' + str(k):>16}" for g in groups[:1] for k in LOCOMO_KS)
+          + "".join(f"{g[:8] + '@10':>14}" for g in groups[1:]))
+    for mode, row in table.items():
+        print(f"{mode:<14}" + "".join(f"{row.get(f'overall@{k}', float('nan')):>16.3f}" for k in LOCOMO_KS)
+              + "".join(f"{row.get(f'{g}@10', float('nan')):>14.3f}" for g in groups[1:]))
+
+
+# -- LongMemEval_S -----------------------------------------------------------------------------
+
+def load_longmemeval(data_dir: Path, limit: int | None) -> list[dict]:
+    with lzma.open(data_dir / "longmemeval_s_498.json.xz") as f:
+        questions = json.load(f)
+    kept = []
+    for q in questions:
+        if "_abs" in q["question_id"]:
+            continue
+        if not any(turn.get("has_answer") for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"])
+                   if "answer" in sid for turn in session if turn["role"] == "user"):
+            continue
+        kept.append(q)
+    return kept[:limit] if limit else kept
+
+
+def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dict[str, SearchOptions]) -> dict:
+    """Per question a fresh database and user holding its haystack's user turns; then the question."""
+    questions = load_longmemeval(data_dir, limit)
+    scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in modes}
+    for q in questions:
+        user = f"lme-{q['question_id']}"
+        run.open(user)
+        items, gold_sessions, gold_turns = [], set(), set()
+        for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
+            when = iso(datetime.strptime(date, "%Y/%m/%d (%a) %H:%M"))
+            for index, turn in enumerate(session):
+                if turn["role"] != "user" or not turn["content"].strip():
+                    continue
+                key = f"{sid}#{index}"
+                if "answer" in sid and turn.get("has_answer"):
+                    gold_sessions.add(sid)
+                    gold_turns.add(key)
+                items.append(NewMemory(turn["content"][:MAX_TEXT_CHARS], Scope("bench", "", user, sid), "message",
+                                       source={"key": key}, created_at=when))
+        run.ingest(items)
+        for mode, options in modes.items():
+            hits = run.search(mode, options, q["question"], Scope(user=user))
+            turns = [h.memory.source["key"] for h in hits]
+            sessions = list(dict.fromkeys(key.split("#")[0] for key in turns))
+            for level, ranked, gold in (("session", sessions, gold_sessions), ("turn", turns, gold_turns)):
+                for k in LME_KS:
+                    scores[mode][f"{level}_recall_any@{k}"].append(recall_any(ranked, gold, k))
+                    scores[mode][f"{level}_recall_all@{k}"].append(recall_all(ranked, gold, k))
+                    scores[mode][f"{level}_ndcg_any@{k}"].append(ndcg_any(ranked, gold, k))
+    return {mode: {key: round(mean(v), 4) for key, v in table.items()} | {"questions": len(questions)}
+            for mode, table in scores.items()}
+
+
+def print_longmemeval(table: dict) -> None:
+    print("\nLongMemEval_S (questions with user-side evidence)")
+    columns = [f"{level}_{metric}@{k}" for level in ("session", "turn") for metric in ("recall_any", "recall_all",
+                                                                                       "ndcg_any") for k in LME_KS]
+    print(f"{'mode':<14}" + "".join(f"{c.replace('session_', 's_').replace('turn_', 't_'):>17}" for c in columns))
+    for mode, row in table.items():
+        print(f"{mode:<14}" + "".join(f"{row.get(c, float('nan')):>17.3f}" for c in columns))
+
+
+def print_figures(name: str, figures: dict, cache: CachedEmbedder) -> None:
+    print(f"\n{name}: {figures['memories']} memories ingested in {figures['ingest_s']} s"
+          f" ({figures['memories_per_s']}/s; embedding cache {cache.hits} hits, {cache.misses} computed);"
+          f" database {figures['db_mb']} MB ({figures['bytes_per_memory']} B/memory)")
+    print(f"{'mode':<14}{'search p50':>12}{'search p95':>12}{'embed p50':>12}{'embed p95':>12}  (ms)")
+    for mode, row in figures["latency_ms"].items():
+        print(f"{mode:<14}{row['search_p50']:>12}{row['search_p95']:>12}{row['embed_p50']:>12}{row['embed_p95']:>12}")
+
+
+def query_embedding_ms(embedder, data_dir: Path, count: int = 100) -> dict:
+    samples = json.loads((data_dir / "locomo10.json").read_text())
+    times = []
+    for qa in [qa for sample in samples for qa in sample["qa"]][:count]:
+        started = time.perf_counter()
+        embedder.embed([qa["question"]])
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50": round(percentile(times, .5), 2), "p95": round(percentile(times, .95), 2), "n": len(times)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench-data")
+    parser.add_argument("--locomo", type=int, default=10, help="conversations (0 skips LoCoMo)")
+    parser.add_argument("--longmemeval", type=int, default=None, help="questions (0 skips; default all)")
+    parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--model", type=Path, default=BUNDLED_EMBEDDING_MODEL)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--cached-queries", action="store_true",
+                        help="take query vectors from the cache too (quick reruns); the model's query embedding"
+                             " time is then measured apart on a sample")
+    args = parser.parse_args(argv)
+
+    embedder = CachedEmbedder(GGUFEmbedder(args.model, n_threads=args.threads), cache_single=args.cached_queries)
+    modes = {name: MODES[name] for name in args.modes}
+    report: dict = {"model": embedder.name, "fingerprint": embedder.fingerprint,
+                    "default_options": dataclasses.asdict(SearchOptions())}
+    with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as folder:
+        if args.locomo:
+            run = Run("locomo", embedder, Path(folder))
+            report["locomo"] = evaluate_locomo(run, args.data, args.locomo, modes)
+            report["locomo_figures"] = run.figures()
+            print_locomo(report["locomo"])
+            print_figures("LoCoMo", report["locomo_figures"], embedder)
+        if args.longmemeval != 0:
+            embedder.hits = embedder.misses = 0
+            run = Run("longmemeval", embedder, Path(folder))
+            report["longmemeval"] = evaluate_longmemeval(run, args.data, args.longmemeval, modes)
+            report["longmemeval_figures"] = run.figures()
+            print_longmemeval(report["longmemeval"])
+            print_figures("LongMemEval_S", report["longmemeval_figures"], embedder)
+    if args.cached_queries:
+        report["query_embedding_ms"] = query_embedding_ms(embedder.inner, args.data)
+        print("\nquery embedding by the model, one question at a time: p50 {p50} ms, p95 {p95} ms"
+              " ({n} LoCoMo questions)".format(**report["query_embedding_ms"]))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Window responsiveness, measured by hand (not a test):
+
+    .venv/bin/python tests/bench/ui_bench.py          # offscreen unless a display is set
+
+Prints (1) the time from starting a fresh process to the window being shown, with the data and
+the models still opening in the background (target: under 2 s), and when the chat model was
+ready; (2) the longest stall of the event loop while a reply streams (target: under 50 ms),
+measured by a 5 ms timer whose ticks should never be far apart.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+REPLY_TOKENS = 160
+TICK_MS = 5
+
+CHILD = r"""
+import json, sys, time
+started = float(sys.argv[1])
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+from engram.core.settings import Settings
+from engram.ui.main import create_window
+
+settings = Settings.load(); settings.chat_max_tokens = int(sys.argv[2])
+import os
+if os.environ.get("BENCH_THREADS"): settings.chat_threads = int(os.environ["BENCH_THREADS"])
+settings.save()
+app = QApplication([])
+window = create_window()
+marks = {}
+QTimer.singleShot(0, lambda: marks.setdefault("shown", time.time() - started))
+
+def wait(condition, timeout=300):
+    end = time.time() + timeout
+    while time.time() < end and not condition():
+        app.processEvents(QEventLoop.AllEvents, 20)
+    return condition()
+
+wait(lambda: "shown" in marks)
+wait(lambda: window.status.state in ("ready", "error"))
+marks["model_ready"] = time.time() - started
+marks["model_state"] = window.status.state
+
+gaps, last = [], [time.perf_counter()]
+def tick():
+    now = time.perf_counter()
+    gaps.append((now - last[0]) * 1000)
+    last[0] = now
+ticker = QTimer(interval=int(sys.argv[3]))
+ticker.timeout.connect(tick)
+window.chat.composer.setPlainText("Tell me a long story about a lighthouse keeper and the sea.")
+window.send(window.chat.composer.toPlainText())
+last[0] = time.perf_counter()
+ticker.start()
+wait(lambda: window.turn is None)
+ticker.stop()
+reply = window.chat.view.bubbles[-1]
+marks["reply_chars"] = len(reply.text)
+marks["speed"] = window.status.speed.text()
+marks["longest_gap_ms"] = max(gaps) if gaps else None
+marks["ticks"] = len(gaps)
+gaps.sort()
+marks["p99_gap_ms"] = gaps[int(len(gaps) * 0.99) - 1] if gaps else None
+window.close()
+print("RESULT " + json.dumps(marks))
+"""
+
+
+def main() -> int:
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen" if not env.get("DISPLAY") else env.get("QT_QPA_PLATFORM", "xcb"))
+    home = Path(tempfile.mkdtemp(prefix="engram-ui-bench-"))
+    env["ENGRAM_DATA_DIR"] = str(home / "data")
+    env["ENGRAM_CONFIG_DIR"] = str(home / "config")
+    env.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
+    started = time.time()
+    out = subprocess.run([sys.executable, "-c", CHILD, str(started), str(REPLY_TOKENS), str(TICK_MS)],
+                         env=env, capture_output=True, text=True, timeout=900)
+    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    if line is None:
+        print(out.stdout[-2000:], out.stderr[-4000:], sep="\n")
+        return 1
+    marks = json.loads(line[len("RESULT "):])
+    print(f"platform: {env['QT_QPA_PLATFORM']}, {os.cpu_count()} CPUs")
+    print(f"start -> window shown:            {marks['shown'] * 1000:8.0f} ms   (target < 2000 ms)")
+    print(f"start -> chat model ready:        {marks['model_ready'] * 1000:8.0f} ms   ({marks['model_state']}, in the background)")
+    print(f"reply streamed:                   {marks['reply_chars']:8d} chars, {marks['speed']}")
+    print(f"event loop, longest stall:        {marks['longest_gap_ms'] - TICK_MS:8.1f} ms   (target < 50 ms;"
+          f" {marks['ticks']} ticks of {TICK_MS} ms, p99 gap {marks['p99_gap_ms']:.1f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""The real window, offscreen, on the real small models (shared by the whole session)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.core.app import Engram
+
+REPLY_TOKENS = 12
+
+
+class SharedModelsEngram(Engram):
+    """Engram whose models belong to the test session: closing it leaves them loaded."""
+
+    def close(self) -> None:
+        self._chat_model = None
+        self.embedder = None
+        super().close()
+
+
+@pytest.fixture(scope="session")
+def real_chat_model():
+    from engram.core.chat_model import load_chat_model
+    from engram.core.settings import Settings
+
+    model = load_chat_model(Settings())
+    yield model
+    model.close()
+
+
+@pytest.fixture
+def open_window(qtbot, real_embedder, real_chat_model):
+    """open_window(reply_tokens=...) -> the shown MainWindow, its data open and its model ready."""
+    from engram.ui.main import create_window
+
+    windows = []
+
+    def opener(data_dir):
+        engram = SharedModelsEngram(data_dir, embedder=real_embedder, chat_model=real_chat_model)
+        engram.settings.chat_max_tokens = opener.reply_tokens
+        return engram
+
+    def make(reply_tokens: int = REPLY_TOKENS, data_dir: str | None = None):
+        opener.reply_tokens = reply_tokens
+        window = create_window(data_dir, opener)
+        qtbot.addWidget(window)
+        windows.append(window)
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow)     # keyboard shortcuts go to the active window
+        qtbot.waitUntil(lambda: window.backend.ready and window.status.state == "ready", timeout=60_000)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+
+
+@pytest.fixture
+def send(qtbot):
+    """send(window, text): type a message, press Enter, wait for the reply; returns its bubble."""
+    from PySide6.QtCore import Qt
+
+    def type_and_wait(window, text: str, timeout: int = 60_000):
+        window.chat.composer.setPlainText(text)
+        qtbot.keyClick(window.chat.composer, Qt.Key_Return)
+        qtbot.waitUntil(lambda: window.turn is None, timeout=timeout)
+        return window.chat.view.bubbles[-1]
+
+    return type_and_wait

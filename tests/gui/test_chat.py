@@ -1,0 +1,108 @@
+"""Chatting in the real window: streaming, stopping, retrying, and memory across sessions."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+pytestmark = pytest.mark.real_model
+
+
+def test_tokens_stream_into_the_view_and_the_reply_is_stored(qtbot, open_window):
+    window = open_window(reply_tokens=16)
+    seen_while_streaming = []
+    window.chat.composer.setPlainText("Tell me about the sea.")
+    qtbot.keyClick(window.chat.composer, Qt.Key_Return)
+    assert window.chat.composer.toPlainText() == ""
+    assert window.chat.streaming and window.chat.send.text() == "Stop"
+    reply = window.chat.view.bubbles[-1]
+    reply.body.document().contentsChanged.connect(
+        lambda: window.turn is not None and seen_while_streaming.append(reply.body.toPlainText()))
+    qtbot.waitUntil(lambda: window.turn is None, timeout=60_000)
+
+    assert len(set(seen_while_streaming)) >= 2, "the reply should appear piece by piece while it streams"
+    stored = window.backend.engram.sessions.messages(window.session.id)
+    assert [m.role for m in stored] == ["user", "assistant"]
+    assert reply.key == stored[1].id and reply.text == stored[1].content
+    assert not window.chat.streaming and window.status.state == "ready"
+    assert "tokens/s" in window.status.speed.text()
+    qtbot.waitUntil(lambda: window.sessions.list.count() == 1)
+    assert window.sessions.list.item(0).text().startswith("Tell me about the sea.")
+
+
+def test_escape_stops_the_reply_and_keeps_what_came(qtbot, open_window):
+    window = open_window(reply_tokens=400)
+    window.chat.composer.setPlainText("Write a very long story about a lighthouse.")
+    qtbot.keyClick(window.chat.composer, Qt.Key_Return)
+    reply = window.chat.view.bubbles[-1]
+    qtbot.waitUntil(lambda: len(reply.text) > 0, timeout=60_000)
+    qtbot.keyClick(window.chat.composer, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: window.turn is None, timeout=30_000)
+
+    stored = window.backend.engram.sessions.messages(window.session.id)[-1]
+    assert stored.status == "stopped"
+    assert reply.note.text() == "stopped"
+    assert 0 < len(stored.content) and stored.content == reply.text
+    generation_tokens = window.backend.engram.turns.for_reply(stored.id).tokens["reply"]
+    assert generation_tokens < 400
+
+
+def test_a_new_session_recalls_the_peanut_allergy_and_the_context_tab_lists_it(qtbot, open_window, send):
+    window = open_window()
+    engram = window.backend.engram
+    send(window, "I am allergic to peanuts.")
+    first_session = window.session.id
+    qtbot.waitUntil(lambda: engram.outbox.health().pending == 0 and engram.store.pending_embeddings() == 0
+                    and engram.store.count() >= 2, timeout=30_000)
+
+    qtbot.keyClick(window.chat.composer, Qt.Key_N, Qt.ControlModifier)
+    assert window.session is None
+    reply = send(window, "Recommend me a snack.")
+    assert window.session.id != first_session
+    assert reply.badge.isVisible() and "used" in reply.badge.text()
+
+    qtbot.mouseClick(reply.badge, Qt.LeftButton)
+    assert window.tabs.currentWidget() is window.context
+    shown = window.context.text()
+    assert "I am allergic to peanuts." in shown
+    assert "Recalled memories" in shown and "similarity" in shown
+    assert "Recommend me a snack." in shown and "Tokens by section" in shown and "Timings" in shown
+
+    # Retry asks again in the same session; the reply is replaced by a new one with its own record.
+    retried = window.chat.view.bubbles[-1]
+    assert retried.actions["Retry"].isVisible()
+    qtbot.mouseClick(retried.actions["Retry"], Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.turn is None, timeout=60_000)
+    assert window.chat.view.bubbles[-1] is not retried and window.chat.view.bubbles[-1].key != retried.key
+
+
+def test_sessions_rename_search_and_delete(qtbot, open_window, send, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+    window = open_window(reply_tokens=4)
+    engram = window.backend.engram
+    send(window, "Planning a trip to Lisbon")
+    qtbot.keyClick(window.chat.composer, Qt.Key_N, Qt.ControlModifier)
+    send(window, "Fixing a bug in the parser")
+    qtbot.waitUntil(lambda: window.sessions.list.count() == 2)
+    assert window.sessions.list.item(0).text().startswith("Fixing a bug")      # last used first
+
+    lisbon = next(s for s in engram.sessions.list(engram.user) if s.title.startswith("Planning"))
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Lisbon trip", True))
+    window.sessions.ask_rename(lisbon.id)
+    qtbot.waitUntil(lambda: engram.sessions.get(lisbon.id).title == "Lisbon trip")
+
+    window.sessions.search.setText("parser")                       # matches what was said
+    qtbot.waitUntil(lambda: window.sessions.list.count() == 1)
+    assert window.sessions.list.item(0).text().startswith("Fixing a bug")
+    window.sessions.search.clear()
+    qtbot.waitUntil(lambda: window.sessions.list.count() == 2)
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Cancel)
+    window.sessions.ask_delete(lisbon.id)
+    qtbot.wait(200)
+    assert engram.sessions.get(lisbon.id)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
+    window.sessions.ask_delete(lisbon.id)
+    qtbot.waitUntil(lambda: window.sessions.list.count() == 1)
+    assert [s.id for s in engram.sessions.list(engram.user)] != [lisbon.id]

@@ -1,0 +1,50 @@
+"""The status bar's memory health (real outbox, a job that fails then recovers) and the keyboard."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+pytestmark = pytest.mark.real_model
+
+
+def test_failed_memory_work_is_shown_with_its_error_and_can_be_retried(qtbot, open_window):
+    window = open_window()
+    outbox = window.backend.engram.outbox
+    broken = [True]
+
+    def flaky(payload):
+        if broken[0]:
+            raise RuntimeError("disk on fire")
+
+    outbox.handlers["flaky"] = flaky
+    outbox.max_attempts = 1
+    outbox.enqueue("flaky", {"n": 1})
+    qtbot.waitUntil(lambda: "1 failed" in window.status.health.text(), timeout=15_000)
+    assert window.status.health.property("state") == "bad"
+    assert window.status.retry_action.isEnabled() and window.status.errors_action.isEnabled()
+    assert any("disk on fire" in (job.last_error or "") for job in window.status._errors)
+
+    broken[0] = False
+    window.status.retry_action.trigger()
+    qtbot.waitUntil(lambda: window.status.health.text() == "Memory: up to date", timeout=15_000)
+    assert outbox.health().failed == 0
+
+
+def test_keyboard_ctrl_f_searches_ctrl_n_starts_a_chat_shift_enter_adds_a_line(qtbot, open_window, send):
+    window = open_window(reply_tokens=4)
+    send(window, "first chat")
+    composer = window.chat.composer
+    composer.setFocus()
+    qtbot.keyClick(composer, Qt.Key_F, Qt.ControlModifier)
+    assert QApplication.focusWidget() is window.sessions.search
+
+    window.chat.composer.setFocus()
+    qtbot.keyClick(composer, Qt.Key_N, Qt.ControlModifier)
+    assert window.session is None and window.chat.title.text() == "New chat"
+    composer.setPlainText("line one")
+    composer.moveCursor(composer.textCursor().MoveOperation.End)
+    qtbot.keyClick(composer, Qt.Key_Return, Qt.ShiftModifier)
+    qtbot.keyClicks(composer, "line two")
+    assert composer.toPlainText() == "line one\nline two" and window.turn is None

@@ -1,0 +1,85 @@
+"""``engram ask``, ``engram sessions`` and ``engram prefs`` end to end (main(argv)), real models."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engram.cli import main
+
+pytestmark = pytest.mark.real_model
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ask_json_carries_the_reply_the_session_and_what_was_recalled(capsys):
+    # Session one's words reach long-term memory as its archive would store them; one real turn follows.
+    code, out, _ = run(capsys, "memory", "add", "--user", "U", "--session", "one", "--kind", "message", "--json",
+                       "I am allergic to peanuts")
+    remembered = json.loads(out)
+    code, out, _ = run(capsys, "ask", "--user", "U", "--session", "two", "--json", "--max-tokens", "8",
+                       "Recommend me a snack")
+    second = json.loads(out)
+    assert code == 0 and second["session_id"] == "two" and second["status"] == "complete"
+    assert remembered["id"] in second["recalled_ids"]
+    assert isinstance(second["reply"], str) and second["reply_message_id"] == second["turn"]["reply_message_id"]
+    assert "I am allergic to peanuts" in [m["text"] for m in second["turn"]["recalled"]]
+    assert set(second["recalled_ids"]) == {m["id"] for m in second["turn"]["recalled"]}
+    assert "I am allergic to peanuts" in second["turn"]["messages"][-1]["content"]
+
+    code, out, _ = run(capsys, "sessions", "show", "two", "--user", "U")
+    assert out.startswith(f"#{second['user_message_id']} user: Recommend me a snack")
+
+
+def test_a_broken_chat_model_path_is_a_clear_error_and_memory_keeps_working(capsys, isolated_dirs, tmp_path):
+    bad = tmp_path / "not-a-model.gguf"
+    bad.write_text("hello")
+    (isolated_dirs / "config").mkdir(exist_ok=True)
+    (isolated_dirs / "config" / "settings.json").write_text(json.dumps({"chat_model": str(bad)}))
+
+    code, _, err = run(capsys, "ask", "--user", "U", "--session", "s", "my locker is number 12")
+    assert code == 2 and "is not a GGUF model file" in err and "fix:" in err
+
+    code, out, _ = run(capsys, "memory", "search", "--user", "U", "--json", "locker number")
+    assert code == 0 and json.loads(out.splitlines()[0])["text"] == "my locker is number 12"
+    code, out, _ = run(capsys, "sessions", "show", "s", "--user", "U")
+    assert "user: my locker is number 12" in out
+
+    (isolated_dirs / "config" / "settings.json").write_text(json.dumps({"chat_model": str(tmp_path / "gone.gguf")}))
+    code, _, err = run(capsys, "ask", "--user", "U", "--session", "s", "again")
+    assert code == 2 and "does not exist" in err
+
+
+def test_sessions_rename_export_delete_and_prefs(capsys, tmp_path):
+    from engram.core.app import Engram
+
+    engram = Engram()
+    engram.sessions.get_or_create("s", "U", title="Trip planning")
+    engram.sessions.add_message("s", "user", "Book the train")
+    engram.close()
+
+    code, out, _ = run(capsys, "sessions", "rename", "s", "Alps trip", "--user", "U")
+    assert code == 0 and "Alps trip" in out
+    target = tmp_path / "s.md"
+    run(capsys, "sessions", "export", "s", "--user", "U", "--output", str(target))
+    assert target.read_text().startswith("# Alps trip") and "Book the train" in target.read_text()
+    code, out, _ = run(capsys, "sessions", "export", "s", "--user", "U", "--format", "json")
+    assert json.loads(out)["messages"][0]["content"] == "Book the train"
+    code, _, err = run(capsys, "sessions", "delete", "s", "--user", "V")
+    assert code == 2 and "no session" in err
+    code, out, _ = run(capsys, "sessions", "delete", "s", "--user", "U")
+    assert code == 0 and "1 messages" in out
+    code, out, _ = run(capsys, "sessions", "list", "--user", "U")
+    assert out == ""
+
+    code, out, _ = run(capsys, "prefs", "set", "--user", "U", "language", "中文")
+    assert code == 0 and "language: 中文" in out
+    code, _, err = run(capsys, "prefs", "set", "--user", "U", "detail", "endless")
+    assert code == 2 and "detail must be one of" in err
+    code, out, _ = run(capsys, "prefs", "show", "--user", "U", "--json")
+    assert json.loads(out) == {"language": "中文"}

@@ -1,0 +1,55 @@
+"""Cross-session recall with the real demo chat model and real embeddings.
+
+We assert on the context the model was given (the turn record), not on what the tiny model says.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.core.app import Engram
+
+pytestmark = pytest.mark.real_model
+MAX_TOKENS = 16
+
+
+@pytest.fixture(scope="module")
+def real_chat_model():
+    from engram.core.chat_model import load_chat_model
+    from engram.core.settings import Settings
+
+    model = load_chat_model(Settings())
+    yield model
+    model.close()
+
+
+@pytest.fixture
+def engram(real_embedder, real_chat_model):
+    opened = Engram(embedder=real_embedder, chat_model=real_chat_model)
+    yield opened
+    opened.outbox.stop()
+    opened.db.close()           # the models are shared by the module; they are closed by their fixtures
+
+
+@pytest.mark.parametrize("fact, question", [("I am allergic to peanuts", "Recommend me a snack"),
+                                            ("我对花生过敏", "推荐个零食")])
+def test_what_u_said_in_one_session_is_recalled_in_another_but_never_for_v(engram, fact, question):
+    engram.sessions.get_or_create("u-1", "U")
+    first = engram.turn_engine.send("u-1", fact, max_tokens=MAX_TOKENS)
+    assert first.reply.content == first.generation.text.strip()
+    engram.outbox.run_due()                              # archive and embed both messages
+
+    engram.sessions.get_or_create("u-2", "U")
+    second = engram.turn_engine.send("u-2", question, max_tokens=MAX_TOKENS)
+    recalled = {m["text"]: m for m in second.record.recalled}
+    assert fact in recalled, second.record.recalled
+    assert recalled[fact]["session"] == "u-1" and recalled[fact]["similarity"] >= 0.3
+    sent_last = second.record.messages[-1]["content"]
+    assert sent_last.endswith(question) and f"session u-1, user said] {fact}" in sent_last
+    assert second.record.timings["embed_ms"] > 0 and second.record.timings["tokens_per_second"] > 0
+    assert engram.turns.for_reply(second.reply.id).recalled == second.record.recalled
+
+    engram.sessions.get_or_create("v-1", "V")
+    other = engram.turn_engine.send("v-1", question, max_tokens=MAX_TOKENS)
+    assert other.record.recalled == []
+    assert all(fact not in m["content"] for m in other.record.messages)

@@ -1,0 +1,124 @@
+"""The durable outbox: jobs survive, failures are retried with backoff, counted and never lost."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from engram.core.outbox import Outbox
+
+
+class Clock:
+    def __init__(self):
+        self.at = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def advance(self, seconds: float) -> None:
+        self.at += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def test_a_job_runs_once_and_is_done(db, clock):
+    seen = []
+    outbox = Outbox(db, {"note": seen.append}, now=clock)
+    outbox.enqueue("note", {"n": 1})
+    assert outbox.health().pending == 1
+    assert outbox.run_due() == 1 and outbox.run_due() == 0
+    assert seen == [{"n": 1}] and outbox.health().pending == 0
+    assert outbox.jobs("done")[0].payload == {"n": 1}
+
+
+def test_failures_are_retried_with_growing_delays_then_marked_failed_and_visible(db, clock):
+    calls = []
+
+    def flaky(payload):
+        calls.append(clock())
+        raise RuntimeError("disk on fire")
+
+    outbox = Outbox(db, {"flaky": flaky}, max_attempts=3, base_delay=2.0, now=clock)
+    outbox.enqueue("flaky", {})
+    assert outbox.run_due() == 1
+    health = outbox.health()
+    assert (health.pending, health.retrying, health.failed) == (1, 1, 0)
+    assert health.errors[0].last_error == "RuntimeError: disk on fire"
+    assert outbox.run_due() == 0                      # not due yet: backoff
+    clock.advance(2)
+    assert outbox.run_due() == 1
+    clock.advance(3)
+    assert outbox.run_due() == 0                      # second delay is 4 s
+    clock.advance(1)
+    assert outbox.run_due() == 1
+    health = outbox.health()
+    assert (health.pending, health.failed, health.ok) == (0, 1, False)
+    assert health.errors[0].attempts == 3 and health.to_json()["errors"][0]["state"] == "failed"
+    assert len(calls) == 3
+
+    outbox.handlers["flaky"] = lambda payload: None   # the cause is fixed
+    assert outbox.retry_failed() == 1
+    assert outbox.run_due() == 1 and outbox.health().ok and outbox.health().pending == 0
+
+
+def test_finished_jobs_are_pruned_after_a_week_but_failed_ones_stay(db, clock):
+    outbox = Outbox(db, {"ok": lambda p: None}, max_attempts=1, now=clock)
+    outbox.enqueue("ok", {})
+    outbox.enqueue("broken", {})
+    outbox.run_due()
+    clock.advance(8 * 86400)
+    assert outbox.prune() == 1
+    assert [j.kind for j in outbox.jobs()] == ["broken"]
+
+
+def test_a_job_without_a_handler_is_an_error_not_a_silent_drop(db, clock):
+    outbox = Outbox(db, {}, max_attempts=1, now=clock)
+    outbox.enqueue("mystery", {})
+    outbox.run_due()
+    assert "no handler" in outbox.health().errors[0].last_error
+
+
+def test_unique_jobs_are_not_queued_twice(db, clock):
+    outbox = Outbox(db, {}, now=clock)
+    assert outbox.enqueue("summarise", {"session_id": "s"}, unique=True) is not None
+    assert outbox.enqueue("summarise", {"session_id": "s"}, unique=True) is None
+    assert outbox.health().pending == 1
+
+
+def test_a_job_in_a_rolled_back_transaction_does_not_exist(db, clock):
+    outbox = Outbox(db, {}, now=clock)
+    with pytest.raises(RuntimeError):
+        with db.transaction() as conn:
+            outbox.enqueue("note", {}, conn)
+            raise RuntimeError("crash before commit")
+    assert outbox.health().pending == 0
+
+
+def test_the_worker_thread_runs_jobs_and_stops(db):
+    done = []
+    outbox = Outbox(db, {"note": done.append})
+    outbox.start()
+    try:
+        outbox.enqueue("note", {"n": 1})
+        assert outbox.drain(timeout=5)
+    finally:
+        outbox.stop()
+    assert done == [{"n": 1}]
+
+
+def test_doctor_reports_failed_background_work(tmp_path, clock):
+    from engram.core.db import Database
+    from engram.core.doctor import _outbox
+
+    db = Database(tmp_path / "x.db")
+    outbox = Outbox(db, {}, max_attempts=1, now=clock)
+    outbox.enqueue("archive_message", {"message_id": 1})
+    assert _outbox({"db": db}).ok
+    outbox.run_due()
+    check = _outbox({"db": db})
+    assert not check.ok and "1 failed" in check.detail and "engram outbox retry" in check.fix
+    db.close()

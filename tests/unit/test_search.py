@@ -1,0 +1,56 @@
+"""Search ranking: score fusion and conversational context (neighbouring turns, sessions)."""
+
+import pytest
+
+from engram.core.errors import InvalidInput
+from engram.core.scope import Scope
+from engram.core.search import SearchOptions
+
+ALICE = Scope(user="alice")
+PLAIN = dict(neighbour_weight=0.0, session_weight=0.0)
+
+
+@pytest.fixture
+def chat(store):
+    """Two sessions of alice's and one of bob's, stored interleaved."""
+    s1, s2 = Scope(user="alice", session="s1"), Scope(user="alice", session="s2")
+    ids = {}
+    ids["question"] = store.add("what did you do on sunday", s1, "message").id
+    ids["bob"] = store.add("bob went sailing", Scope(user="bob", session="s1"), "message").id
+    ids["reply"] = store.add("went hiking with the kids", s1, "message").id
+    ids["cat"] = store.add("my cat likes tuna", s2, "message").id
+    return ids
+
+
+def found(store, query, **options):
+    return [h.memory.id for h in store.search(query, ALICE, SearchOptions(k=10, **options)).hits]
+
+
+def test_a_reply_is_found_through_the_turn_it_answers(store, chat):
+    assert chat["reply"] not in found(store, "sunday", mode="words", **PLAIN)
+    hits = found(store, "sunday", mode="words")
+    assert hits[:2] == [chat["question"], chat["reply"]]
+
+
+def test_neighbours_stay_inside_the_session_and_the_scope(store, chat):
+    assert set(found(store, "sunday", mode="words", neighbour_weight=1.0)) == {chat["question"], chat["reply"]}
+    for mode in ("meaning", "hybrid"):
+        hits = found(store, "sunday", mode=mode, neighbour_weight=1.0)
+        assert chat["bob"] not in hits and all(store.get(i).scope.user == "alice" for i in hits), mode
+
+
+def test_context_never_outranks_the_match_itself(store, chat):
+    result = store.search("sunday", ALICE, SearchOptions(mode="words", k=3))
+    assert result.hits[0].memory.id == chat["question"]
+    assert result.hits[0].score > result.hits[1].score > 0
+    assert all(0 < h.score <= 1 for h in result.hits)
+
+
+def test_rank_fusion_is_still_available(store, chat):
+    for fusion in ("rrf", "scores"):
+        assert found(store, "hiking kids", fusion=fusion, **PLAIN)[0] == chat["reply"]
+
+
+def test_unknown_fusion_is_refused():
+    with pytest.raises(InvalidInput):
+        SearchOptions(fusion="max")

@@ -1,0 +1,109 @@
+"""Sessions and messages: titles, folder names, listing, rename, delete, export."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from engram.core.errors import InvalidInput, NotFound
+from engram.core.scope import Scope
+from engram.core.sessions import Sessions, slug, title_from
+
+
+@pytest.fixture
+def sessions(db):
+    return Sessions(db)
+
+
+def test_a_new_session_gets_a_readable_folder_and_a_title_from_its_first_words(sessions):
+    s = sessions.get_or_create("trip", "u", title="Trip planning for the Alps in winter with friends")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d_\d{4}_trip-planning-for-the-alps-in-winter", s.folder)
+    assert s.title == "Trip planning for the Alps in…"
+    assert sessions.get_or_create("trip", "u").folder == s.folder      # same session on second use
+
+
+def test_chinese_titles_fall_back_to_an_ascii_folder_and_folders_are_unique(sessions):
+    a = sessions.get_or_create("a", "u", title="我对花生过敏")
+    b = sessions.get_or_create("b", "u", title="推荐个零食")
+    assert a.folder.endswith("_chat") and b.folder.endswith("_chat-2")
+    assert a.folder.isascii() and a.title == "我对花生过敏"
+    assert slug("Ünïcode — façade!") == "unicode-facade"
+
+
+def test_a_session_id_belongs_to_one_user(sessions):
+    sessions.get_or_create("s", "u")
+    with pytest.raises(InvalidInput, match="another user"):
+        sessions.get_or_create("s", "v")
+    with pytest.raises(InvalidInput):
+        sessions.get_or_create("bad\nid", "u")
+
+
+def test_rename_changes_the_title_but_not_the_folder(sessions):
+    s = sessions.get_or_create("s", "u", title="first words")
+    renamed = sessions.rename("s", "  Better   name ")
+    assert renamed.title == "Better name" and renamed.title_is_custom and renamed.folder == s.folder
+    assert sessions.name_from_first_words(renamed, "other words").title == "Better name"
+    with pytest.raises(InvalidInput):
+        sessions.rename("s", " ")
+
+
+def test_untitled_sessions_take_their_first_message_as_title(sessions):
+    s = sessions.get_or_create("s", "u")
+    assert s.title == "" and s.folder.endswith("_s")
+    assert sessions.name_from_first_words(s, "hello there").title == "hello there"
+    assert title_from("one two three four five six seven") == "one two three four five six…"
+
+
+def test_list_is_most_recent_first_and_searches_titles_and_messages(sessions):
+    sessions.get_or_create("old", "u", title="groceries")
+    sessions.get_or_create("new", "u", title="holiday")
+    sessions.get_or_create("other", "v", title="groceries")
+    time.sleep(0.002)                       # timestamps have millisecond resolution
+    sessions.add_message("old", "user", "remember the Peanut butter")
+    assert [s.id for s in sessions.list("u")] == ["old", "new"]
+    assert [s.id for s in sessions.list("u", "peanut")] == ["old"]
+    assert [s.id for s in sessions.list("u", "HOLI")] == ["new"]
+    assert [s.id for s in sessions.list("v")] == ["other"]
+
+
+def test_messages_keep_their_order_and_status(sessions):
+    sessions.get_or_create("s", "u")
+    ids = [sessions.add_message("s", role, f"m{n}").id for n, role in enumerate(["user", "assistant"] * 3)]
+    sessions.add_message("s", "assistant", "half a rep", status="stopped")
+    assert [m.content for m in sessions.messages("s", last=3)] == ["m4", "m5", "half a rep"]
+    assert sessions.messages("s")[-1].status == "stopped"
+    assert [m.id for m in sessions.messages("s", after_id=ids[3], before_id=ids[5])] == [ids[4]]
+    with pytest.raises(NotFound):
+        sessions.add_message("missing", "user", "x")
+    with pytest.raises(InvalidInput):
+        sessions.add_message("s", "robot", "x")
+
+
+def test_delete_removes_messages_and_the_memories_taken_from_the_session(make_engram):
+    engram = make_engram(("Noted.",))
+    engram.sessions.get_or_create("s", "u")
+    engram.sessions.get_or_create("keep", "u")
+    engram.turn_engine.send("s", "my locker code is 4711")
+    engram.turn_engine.send("keep", "unrelated words")
+    engram.outbox.run_due()
+    assert engram.store.count(Scope(user="u", session="s")) == 2
+    assert engram.delete_session("s") == 2
+    assert engram.store.count(Scope(user="u", session="s")) == 0
+    assert engram.store.count(Scope(user="u", session="keep")) == 2
+    assert engram.db.query_one("SELECT count(*) FROM messages WHERE session_id = 's'")[0] == 0
+    assert engram.db.query_one("SELECT count(*) FROM turns WHERE session_id = 's'")[0] == 0
+    with pytest.raises(NotFound):
+        engram.sessions.get("s")
+
+
+def test_export_as_markdown_and_json(sessions):
+    sessions.get_or_create("s", "u", title="Export me")
+    sessions.add_message("s", "user", "hello")
+    sessions.add_message("s", "assistant", "hi the", status="stopped")
+    markdown = sessions.export_markdown("s")
+    assert markdown.startswith("# Export me") and "## assistant (stopped)" in markdown and "hello" in markdown
+    data = json.loads(json.dumps(sessions.export_json("s")))
+    assert data["id"] == "s" and [m["content"] for m in data["messages"]] == ["hello", "hi the"]
