@@ -24,6 +24,8 @@ if [[ ! -f "$VENV/.installed" || pyproject.toml -nt "$VENV/.installed" ]]; then
 fi
 VERSION=$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
 ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+# The bundle runs on this machine's glibc or newer (build on the oldest system to support).
+GLIBC=$(getconf GNU_LIBC_VERSION | cut -d" " -f2)
 
 # 2. The folder: dist/engram/engram and dist/engram/_internal/.
 echo "== PyInstaller"
@@ -66,7 +68,7 @@ Version: $VERSION
 Architecture: $ARCH
 Maintainer: Engram <engram@localhost>
 Installed-Size: $(du -sk "$PKG" | cut -f1)
-Depends: libc6 (>= 2.36), libgl1, libegl1, libdrm2, libxcb1
+Depends: libc6 (>= $GLIBC), libgl1, libegl1, libdrm2, libxcb1
 Recommends: libwayland-client0, libwayland-cursor0, libwayland-egl1
 Section: utils
 Priority: optional

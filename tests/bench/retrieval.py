@@ -1,8 +1,11 @@
 """Retrieval quality and speed on LoCoMo and LongMemEval_S, through the real store (run by hand).
 
     .venv/bin/python tests/bench/retrieval.py                     # everything, all modes
-    .venv/bin/python tests/bench/retrieval.py --locomo 2 --longmemeval 50 --modes hybrid words
-    .venv/bin/python tests/bench/retrieval.py --json /tmp/retrieval.json
+    .venv/bin/python tests/bench/retrieval.py --locomo 2 --longmemeval 50 --modes rrf default
+    .venv/bin/python tests/bench/retrieval.py --locomo 0 --longmemeval 100 --cached-queries --json out.json
+
+The first run embeds every text once (LongMemEval_S: ~94k user turns, hours on a slow CPU);
+later runs read vectors from <repo>/.cache/embeddings.sqlite and take minutes.
 
 Each LoCoMo conversation is one user in a database of its own (the metric's "one index per
 conversation": word statistics must not mix conversations), each of its sessions one session,
@@ -10,7 +13,8 @@ each turn a message ("speaker: text", dated with its session); each LongMemEval 
 fresh user and database holding its haystack (user turns only: the keys the metric scores). Queries
 go through MemoryStore.search, the app's own search path. Document vectors come from an
 on-disk cache keyed by model fingerprint and text (tests/bench/embed_cache.py); the query is
-always embedded by the model, and that time is reported apart from the search itself.
+embedded by the model (or, with --cached-queries, read from the cache and the model's query
+time measured apart on a sample), and that time is reported apart from the search itself.
 Metrics: tests/bench/metrics.py; data and definitions: ../shared/bench-data/README.md.
 """
 
@@ -23,7 +27,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # llama.cpp's OpenMP thread
 
 import argparse
 import dataclasses
-import gzip
 import json
 import lzma
 import sys
@@ -259,7 +262,8 @@ def query_embedding_ms(embedder, data_dir: Path, count: int = 100) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench-data")
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench-data",
+                        help="the bench-data folder (default: ../shared/bench-data beside the repository)")
     parser.add_argument("--locomo", type=int, default=10, help="conversations (0 skips LoCoMo)")
     parser.add_argument("--longmemeval", type=int, default=None, help="questions (0 skips; default all)")
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))

@@ -71,7 +71,8 @@ def shot(name, widget=None):
 wait(lambda: window.backend.ready and window.status.state in ("ready", "error"))
 engram = window.backend.engram
 say("I'm allergic to peanuts, and I love hiking in the mountains.")
-for text, kind, importance in (("Allergic to peanuts", "fact", 0.95), ("Loves hiking in the mountains", "preference", 0.7),
+for text, kind, importance in (("Allergic to peanuts", "fact", 0.95),
+                               ("Loves hiking in the mountains", "preference", 0.7),
                                ("Prefers short answers with examples", "preference", 0.6)):
     engram.store.add(text, Scope(user=engram.user, session=window.session.id), kind, importance=importance,
                      source_ids=(window.chat.view.bubbles[-2].key,))

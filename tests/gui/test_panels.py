@@ -76,24 +76,25 @@ def test_a_file_changed_on_disk_shows_in_the_files_tab(qtbot, open_window, send,
     folder.mkdir(parents=True, exist_ok=True)
 
     (folder / "plan.md").write_text("---\ndescription: the plan\n---\n# Day 1\nLisbon\n", encoding="utf-8")
-    qtbot.waitUntil(lambda: window.files.tree.topLevelItemCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: window.files.tree.topLevelItemCount() == 1, timeout=20_000)
     window.files.tree.setCurrentItem(window.files.tree.topLevelItem(0))
-    qtbot.waitUntil(lambda: window.files.name == "plan.md")
-    assert "Lisbon" in window.files.editor.toPlainText() and window.files.description.text() == "the plan"
+    qtbot.waitUntil(lambda: window.files.name == "plan.md", timeout=20_000)
+    qtbot.waitUntil(lambda: "Lisbon" in window.files.editor.toPlainText()
+                    and window.files.description.text() == "the plan", timeout=20_000)
 
     (folder / "plan.md").write_text("---\ndescription: the plan\n---\n# Day 1\nPorto\n", encoding="utf-8")
-    qtbot.waitUntil(lambda: "Porto" in window.files.editor.toPlainText(), timeout=10_000)   # no edits: reloads
+    qtbot.waitUntil(lambda: "Porto" in window.files.editor.toPlainText(), timeout=20_000)   # no edits: reloads
 
     window.files.editor.setPlainText("# Day 1\nMy own plan\n")                              # edits here...
     (folder / "plan.md").write_text("# Day 1\nSomeone else's plan\n", encoding="utf-8")     # ...and on disk
-    qtbot.waitUntil(lambda: window.files.conflict.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: window.files.conflict.isVisible(), timeout=20_000)
     assert window.files.editor.toPlainText() == "# Day 1\nMy own plan\n"
     window.files.save()
     qtbot.wait(300)
     assert "Someone else's plan" in (folder / "plan.md").read_text()                      # never overwritten
     window.files.save(force=True)                                                          # "Keep mine"
-    qtbot.waitUntil(lambda: "My own plan" in (folder / "plan.md").read_text(), timeout=10_000)
-    qtbot.waitUntil(lambda: not window.files.conflict.isVisible())
+    qtbot.waitUntil(lambda: "My own plan" in (folder / "plan.md").read_text(), timeout=20_000)
+    qtbot.waitUntil(lambda: not window.files.conflict.isVisible(), timeout=20_000)
     assert "saved" in window.files.state.text()
 
     opened = []

@@ -37,6 +37,14 @@ def rebuilt_equals_incremental(w) -> bool:
     return snapshot() == incremental
 
 
+def index_file(w) -> str:
+    """memories.md as it is now; it is rewritten just after the chunks are stored."""
+    try:
+        return (w.folder / INDEX_NAME).read_text()
+    except FileNotFoundError:
+        return ""
+
+
 def meaning_top(w, query):
     hits = w.index.search(w.session.folder, query, k=1, mode="meaning")
     return hits[0].name if hits else None
@@ -52,7 +60,7 @@ def test_another_process_creates_edits_saves_like_an_editor_and_deletes(watched)
     wait_for(lambda: chunk_texts(w, "evening.md"), what="evening.md to be indexed")
     wait_for(lambda: len(w.index.statuses(w.session.folder)) == 3, what="the distractors")
     assert meaning_top(w, "live music concert") == "evening.md"
-    assert "- **evening.md**: Saturday" in (w.folder / INDEX_NAME).read_text()
+    wait_for(lambda: "- **evening.md**: Saturday" in index_file(w), what="memories.md to list it")
 
     other_process("""
         (Path(folder) / "evening.md").write_text("# Saturday\\nA long hike in the mountains with a picnic.\\n")
@@ -69,10 +77,10 @@ def test_another_process_creates_edits_saves_like_an_editor_and_deletes(watched)
     """, folder=str(w.folder))
     wait_for(lambda: any("Museum" in t for t in chunk_texts(w, "evening.md")), what="the editor-style save")
     assert chunk_texts(w, "evening.md") == ["evening.md › Sunday\nMuseum of modern art, then lunch."]
-    wait_for(lambda: "- **evening.md**: Weekend plan" in (w.folder / INDEX_NAME).read_text(), what="the index")
+    wait_for(lambda: "- **evening.md**: Weekend plan" in index_file(w), what="the index")
 
     other_process("""(Path(folder) / "evening.md").unlink()""", folder=str(w.folder))
-    wait_for(lambda: "evening.md" not in (w.folder / INDEX_NAME).read_text(), what="the delete")
+    wait_for(lambda: "evening.md" not in index_file(w), what="the delete")
     assert chunk_texts(w, "evening.md") == [] and w.index.search(w.session.folder, "museum", mode="words") == []
     assert w.watcher.errors == 0
     wait_for(w.watcher.idle, what="the watcher to be idle")

@@ -47,3 +47,12 @@ def test_transaction_rolls_back_on_error(db):
             conn.execute("INSERT INTO embedding_models(name, fingerprint, dimensions, created_at)"
                          " VALUES ('b', 'f', 3, 'now')")
     assert db.query_one("SELECT count(*) FROM embedding_models")[0] == 0
+
+
+def test_missing_vector_extension_is_a_clear_error(tmp_path, monkeypatch):
+    import sqlite_vec
+
+    monkeypatch.setattr(sqlite_vec, "loadable_path", lambda: str(tmp_path / "no-such-vec0"))
+    with pytest.raises(DatabaseError, match="sqlite-vec") as caught:
+        Database(tmp_path / "engram.db")
+    assert "reinstall" in caught.value.hint

@@ -4,21 +4,10 @@ import os
 
 import pytest
 
-from engram.core.files import INDEX_NAME, FileIndex
+from engram.core.files import INDEX_NAME
 from engram.core.files.folder import MAX_FILE_BYTES
 from engram.core.files.index import INDEXED, PROBLEM, REMOVED
 from engram.core.scope import Scope
-from engram.core.sessions import Sessions
-
-
-@pytest.fixture
-def session(db):
-    return Sessions(db).get_or_create("s1", "alice", title="Trip planning")
-
-
-@pytest.fixture
-def index(store, tmp_path):
-    return FileIndex(store, tmp_path / "sessions")
 
 
 @pytest.fixture

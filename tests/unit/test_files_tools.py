@@ -3,21 +3,10 @@
 import pytest
 
 from engram.core.context import STABLE, TurnContext
-from engram.core.files import FileIndex
 from engram.core.files.provider import FileMemoryProvider, INSTRUCTIONS
 from engram.core.files.tools import file_tools
 from engram.core.scope import Scope
 from engram.core.sessions import Sessions
-
-
-@pytest.fixture
-def session(db):
-    return Sessions(db).get_or_create("s1", "alice", title="Trip planning")
-
-
-@pytest.fixture
-def index(store, tmp_path):
-    return FileIndex(store, tmp_path / "sessions")
 
 
 @pytest.fixture

@@ -54,3 +54,12 @@ def test_rank_fusion_is_still_available(store, chat):
 def test_unknown_fusion_is_refused():
     with pytest.raises(InvalidInput):
         SearchOptions(fusion="max")
+
+
+def test_the_remembered_pending_count_follows_changes(store):
+    store.add("remember the blue door", ALICE, "message", embed=False)
+    assert store.search("blue door", ALICE).notes
+    store.embed_pending()
+    assert store.search("blue door", ALICE).notes == []
+    store.add("and the red gate", ALICE, "message", embed=False)
+    assert store.search("red gate", ALICE).notes

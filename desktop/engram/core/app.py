@@ -131,6 +131,10 @@ class Engram:
         use (the old model is closed once its current reply ends)."""
         for name in ("memory_options", "turn_engine"):
             self.__dict__.pop(name, None)
+        if (old_outbox := self.__dict__.pop("outbox", None)) is not None and old_outbox.running:
+            # Its jobs live in the database; a new outbox picks them up with the new options.
+            old_outbox.stop()
+            self.outbox.start()
         if any(key.startswith("chat_") and key != "chat_max_tokens" for key in changed):
             with self._chat_model_lock:
                 old, self._chat_model = self._chat_model, None

@@ -59,6 +59,9 @@ class Database:
             self.conn.enable_load_extension(False)
             self._configure()
             self._migrate()
+        except apsw.ExtensionLoadingError as e:
+            raise DatabaseError(f"SQLite could not load the sqlite-vec extension: {e}",
+                                hint="reinstall Engram (the sqlite-vec package provides vec0)") from e
         except apsw.NotADBError as e:
             raise DatabaseError(f"{path} is not a usable SQLite database: {e}",
                                 hint="move the file away; Engram will not overwrite it") from e

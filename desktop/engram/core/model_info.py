@@ -60,7 +60,8 @@ def read_model_info(path: str | os.PathLike, role: str = "chat") -> ModelInfo:
                          hint="download the model again") from e
     architecture = str(wanted.get("general.architecture", ""))
     return ModelInfo(p, str(wanted.get("general.name") or p.stem), p.stat().st_size, architecture,
-                     _int(wanted.get(f"{architecture}.context_length")), _int(wanted.get(f"{architecture}.embedding_length")))
+                     _int(wanted.get(f"{architecture}.context_length")),
+                     _int(wanted.get(f"{architecture}.embedding_length")))
 
 
 def _int(value) -> int | None:

@@ -164,6 +164,10 @@ class Outbox:
         due = datetime.fromisoformat(row[0].replace("Z", "+00:00"))
         return max(0.05, min(most, (due - self.now()).total_seconds()))
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the worker after the job in hand; unfinished jobs stay queued for next time."""
         if self._thread is None:

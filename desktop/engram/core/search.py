@@ -23,6 +23,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
+from weakref import WeakKeyDictionary
 
 from engram.core.errors import InvalidInput
 from engram.core.records import Memory, now_iso, parse_kind
@@ -110,11 +111,8 @@ def words_ranked(store: "MemoryStore", query: str, scope: Scope, options: Search
         (expression, *params, options.candidates))
 
 
-def words_candidates(store: "MemoryStore", query: str, scope: Scope, options: SearchOptions) -> list[int]:
-    return [memory_id for memory_id, _ in words_ranked(store, query, scope, options)]
-
-
 def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: SearchOptions) -> SearchResult:
+    started = time.perf_counter()
     result = SearchResult(hits=[])
     if not query or not query.strip():
         raise InvalidInput("the search query is empty")
@@ -123,18 +121,16 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
     if use_meaning and store.vectors is None:
         result.notes.append("no embedding model: searched by words only")
         use_meaning, use_words = False, True
-    elif use_meaning and (pending := store.pending_embeddings()):
+    elif use_meaning and (pending := pending_embeddings(store)):
         result.notes.append(f"{pending} memories are not embedded yet; they are found by words only")
         use_words = True
 
     similarity: dict[int, float] = {}
     meaning_ids: list[int] = []
     if use_meaning:
-        started = time.perf_counter()
+        embedding = time.perf_counter()
         vector = store.embedder.embed([query])[0]
-        result.embed_ms = (time.perf_counter() - started) * 1000
-    started = time.perf_counter()
-    if use_meaning:
+        result.embed_ms = (time.perf_counter() - embedding) * 1000
         for memory_id, distance in store.vectors.nearest(vector, scope, options.kinds, options.meaning_candidates):
             # A zero query vector (no known token) has no direction: sqlite-vec gives no distance.
             if distance is not None and 1.0 - distance >= options.threshold:
@@ -168,8 +164,22 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
                                      words_rank.get(memory_id), meaning_rank.get(memory_id)))
         if len(result.hits) == options.k:
             break
-    result.search_ms = (time.perf_counter() - started) * 1000
+    result.search_ms = (time.perf_counter() - started) * 1000 - result.embed_ms
     return result
+
+
+_pending: "WeakKeyDictionary[MemoryStore, tuple[tuple, int]]" = WeakKeyDictionary()
+
+
+def pending_embeddings(store: "MemoryStore") -> int:
+    """store.pending_embeddings(), remembered until the database changes: it counts every row of
+    two tables, which at a million memories costs more than the search itself."""
+    stamp = (store.vectors.table, store.db.conn.total_changes(), store.db.query_one("PRAGMA data_version")[0])
+    known = _pending.get(store)
+    if known is None or known[0] != stamp:
+        known = (stamp, store.pending_embeddings())
+        _pending[store] = known
+    return known[1]
 
 
 def _rank_fusion(options: SearchOptions, *sides: tuple[bool, list[int]]) -> tuple[dict[int, float], float]:

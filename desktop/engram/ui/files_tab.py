@@ -12,10 +12,10 @@ from __future__ import annotations
 import hashlib
 
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
-                               QPushButton, QSizePolicy, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+                               QPushButton, QSizePolicy, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from engram.ui.markdown_view import MarkdownView
 from engram.ui.notice import Notice
@@ -81,6 +81,7 @@ class FilesTab(QWidget):
         self.pages = QTabWidget()
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText("Select or create a markdown file")
+        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
         self.preview = MarkdownView()
         preview_holder = QWidget()
         preview_layout = QVBoxLayout(preview_holder)
@@ -220,6 +221,9 @@ class FilesTab(QWidget):
 
     def _opened(self, folder, name, document, data) -> None:
         if folder != self.folder:
+            return
+        if name == self.name and self._dirty():    # typed into while it was being read again
+            self._show_conflict()
             return
         self._show_file(name, document, digest(data))
         self.conflict.hide()

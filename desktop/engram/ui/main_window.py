@@ -8,7 +8,7 @@ import html
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QTabWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget
 
 from engram.core.errors import EngramError, InvalidInput
 from engram.ui.chat_panel import ChatPanel
@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
         self.memories.set_session(session.id)
         self.context.show_record(None)
         if reveal is not None and (bubble := self.chat.view.find(reveal)) is not None:
-            QTimer.singleShot(50, lambda: self.chat.view.reveal(bubble))
+            QTimer.singleShot(50, bubble, lambda: self.chat.view.reveal(bubble))  # cancelled if it goes
 
     def rename_session(self, session_id: str, title: str) -> None:
         def rename(engram):

@@ -151,6 +151,7 @@ class MemoriesTab(QWidget):
 
     def _fill(self, memories: list) -> None:
         keep = self.current.id if self.current is not None else None
+        self.list.blockSignals(True)          # refilling is not a new selection
         self.list.clear()
         chosen = None
         for memory in memories:
@@ -164,9 +165,11 @@ class MemoriesTab(QWidget):
                 chosen = item
         self.count.setText(f"{len(memories)} memor{'y' if len(memories) == 1 else 'ies'}"
                            + (" (first 500 shown)" if len(memories) >= LIST_LIMIT else ""))
-        if chosen is not None:
+        if chosen is not None:                  # the same memory: keep what is being typed
             self.list.setCurrentItem(chosen)
-        else:
+            self.current = chosen.data(0, Qt.UserRole)
+        self.list.blockSignals(False)
+        if chosen is None:
             self._show(None)
 
     def _show(self, memory) -> None:

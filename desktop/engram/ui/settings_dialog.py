@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
@@ -122,8 +122,8 @@ class SettingsDialog(QDialog):
         self.embedding_model = ModelPicker(backend, "embedding", "The bundled all-MiniLM-L6-v2 (384 dimensions)")
         form.addRow("Embedding model", self.embedding_model)
         hint = QLabel("A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct"
-                      " or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. Changing the embedding model"
-                      " re-embeds your memories in the background.")
+                      " or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used after"
+                      " Engram restarts; your memories are then re-embedded in the background as you chat.")
         hint.setWordWrap(True)
         hint.setObjectName("Muted")
         form.addRow(hint)

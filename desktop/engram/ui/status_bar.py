@@ -9,8 +9,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QStatusBar, QToolButton
 
 
-STATE_TEXT = {"starting": "◌ Starting…", "loading": "◌ Loading model…", "ready": "● Ready", "error": "✕ Model error",
-              "busy": "◉ Replying…"}
+STATE_TEXT = {"starting": "◌ Starting…", "loading": "◌ Loading model…", "ready": "● Ready",
+              "error": "✕ Model error", "busy": "◉ Replying…"}
 STATE_COLOUR = {"ready": "#2e9e6a", "error": "#c0392b", "loading": "#b7791f", "busy": "#6a4de0", "starting": "gray"}
 
 

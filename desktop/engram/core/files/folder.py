@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,20 +86,13 @@ class SessionFolder:
 
     def read_bytes(self, name: str, limit: int = MAX_FILE_BYTES) -> bytes:
         path = self.locate(name)
-        try:
+        with _file_errors(name, "read"):
             size = path.stat().st_size
             if size > limit:
                 raise InvalidInput(f"{name} is {size / 1e6:.1f} MB; files over {limit // 1024} KiB are not read",
                                    hint="split it into smaller files")
             with path.open("rb") as f:
                 return f.read(limit + 1)
-        except FileNotFoundError:
-            raise NotFound(f"there is no file {name!r} in this session's folder",
-                           hint="list the files to see their names") from None
-        except IsADirectoryError:
-            raise InvalidInput(f"{name!r} is a folder, not a file") from None
-        except OSError as e:
-            raise DataDirError(f"cannot read {name}: {e.strerror}") from e
 
     def read(self, name: str) -> document.Document:
         return decode(name, self.read_bytes(name))
@@ -133,16 +128,8 @@ class SessionFolder:
         name = check_name(name)
         if name == INDEX_NAME:
             raise InvalidInput(f"{INDEX_NAME} is the generated index; it is rewritten, not deleted")
-        path = self.locate(name)
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            raise NotFound(f"there is no file {name!r} in this session's folder",
-                           hint="list the files to see their names") from None
-        except IsADirectoryError:
-            raise InvalidInput(f"{name!r} is a folder, not a file") from None
-        except OSError as e:
-            raise DataDirError(f"cannot delete {name}: {e.strerror}") from e
+        with _file_errors(name, "delete"):
+            self.locate(name).unlink()
         return name
 
     def write_index(self, text: str) -> bool:
@@ -156,6 +143,20 @@ class SessionFolder:
             pass
         write_bytes_atomic(path, data)
         return True
+
+
+@contextmanager
+def _file_errors(name: str, verb: str) -> Iterator[None]:
+    """Turn the operating system's errors about one file into messages a person can act on."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise NotFound(f"there is no file {name!r} in this session's folder",
+                       hint="list the files to see their names") from None
+    except IsADirectoryError:
+        raise InvalidInput(f"{name!r} is a folder, not a file") from None
+    except OSError as e:
+        raise DataDirError(f"cannot {verb} {name}: {e.strerror}") from e
 
 
 def decode(name: str, data: bytes) -> document.Document:

@@ -1,0 +1,1 @@
+"""The window: PySide6 widgets over engram.core (which never imports Qt)."""
