@@ -22,6 +22,7 @@ class Composer(QPlainTextEdit):
         self.setMinimumHeight(44)
         self.setMaximumHeight(180)
         self.document().contentsChanged.connect(self._grow)
+        self._grow()  # start one line high, not as tall as the layout allows
 
     def keyPressEvent(self, event):
         if event.key() == Qt.Key_Escape:

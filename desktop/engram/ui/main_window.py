@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget
 
 from engram.core.errors import EngramError, InvalidInput
@@ -43,7 +43,8 @@ class MainWindow(QMainWindow):
         self._model_name = ""
         self.settings_dialog = None
         self.setWindowTitle("Engram")
-        self.resize(1320, 820)
+        screen = QGuiApplication.primaryScreen().availableGeometry()
+        self.resize(min(1320, screen.width()), min(820, screen.height()))  # small laptop screens too
 
         self.sessions = SessionsPanel()
         self.chat = ChatPanel()
