@@ -103,7 +103,7 @@ class LlamaChatModel:
     def _load(self, context_size: int, threads: int, gpu_layers: int, chat_format: str, fallback: str):
         from llama_cpp import Llama, llama_chat_format  # imported here: the library is slow to load
 
-        threads = threads or max(1, (os.cpu_count() or 2) - 1)  # leave a core for the window
+        threads = threads or max(1, os.cpu_count() or 1)
         _hide_swa_notice()
         try:
             # swa_full: with sliding-window attention (Gemma 3) llama.cpp otherwise drops old window

@@ -27,7 +27,7 @@ class Settings:
     chat_model: str = ""                    # empty: the bundled tiny demo model
     # Chat model runtime (engram.core.chat_model.load_chat_model).
     chat_context_size: int = 4096           # tokens the model sees at once (n_ctx)
-    chat_threads: int = 0                   # 0: all CPUs but one (the window keeps one)
+    chat_threads: int = 0                   # 0: one per CPU
     chat_gpu_layers: int = 0                # layers offloaded to a GPU (-1: all)
     chat_temperature: float = 0.7
     chat_top_p: float = 0.95
