@@ -23,7 +23,6 @@ import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
-from weakref import WeakKeyDictionary
 
 from engram.core.errors import InvalidInput
 from engram.core.records import Memory, now_iso, parse_kind
@@ -121,7 +120,7 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
     if use_meaning and store.vectors is None:
         result.notes.append("no embedding model: searched by words only")
         use_meaning, use_words = False, True
-    elif use_meaning and (pending := pending_embeddings(store)):
+    elif use_meaning and (pending := store.pending_embeddings()):
         result.notes.append(f"{pending} memories are not embedded yet; they are found by words only")
         use_words = True
 
@@ -166,20 +165,6 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
             break
     result.search_ms = (time.perf_counter() - started) * 1000 - result.embed_ms
     return result
-
-
-_pending: "WeakKeyDictionary[MemoryStore, tuple[tuple, int]]" = WeakKeyDictionary()
-
-
-def pending_embeddings(store: "MemoryStore") -> int:
-    """store.pending_embeddings(), remembered until the database changes: it counts every row of
-    two tables, which at a million memories costs more than the search itself."""
-    stamp = (store.vectors.table, store.db.conn.total_changes(), store.db.query_one("PRAGMA data_version")[0])
-    known = _pending.get(store)
-    if known is None or known[0] != stamp:
-        known = (stamp, store.pending_embeddings())
-        _pending[store] = known
-    return known[1]
 
 
 def _rank_fusion(options: SearchOptions, *sides: tuple[bool, list[int]]) -> tuple[dict[int, float], float]:

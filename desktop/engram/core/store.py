@@ -32,6 +32,7 @@ class MemoryStore:
         self.embedder = embedder
         self.vectors = (VectorIndex(db, embedder.name, embedder.fingerprint, embedder.dimensions)
                         if embedder is not None else None)
+        self._pending: tuple[tuple, int] | None = None   # (database change stamp, count)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -217,10 +218,15 @@ class MemoryStore:
     # -- embedding upkeep ----------------------------------------------------------------------
 
     def pending_embeddings(self) -> int:
-        """How many memories the active embedding model has not embedded yet."""
+        """How many memories the active embedding model has not embedded yet. Remembered until the
+        database changes (this connection's or another's): every search asks, and counting two
+        tables at a million memories costs more than the search itself."""
         if self.vectors is None:
             return 0
-        return self.count() - self.vectors.count()
+        stamp = (self.db.conn.total_changes(), self.db.query_one("PRAGMA data_version")[0])
+        if self._pending is None or self._pending[0] != stamp:
+            self._pending = (stamp, self.count() - self.vectors.count())
+        return self._pending[1]
 
     def embed_pending(self, batch: int = 64, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed memories that lack a vector in the active model's space. Resumable: it only ever
