@@ -56,3 +56,32 @@ def test_missing_vector_extension_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(DatabaseError, match="sqlite-vec") as caught:
         Database(tmp_path / "engram.db")
     assert "reinstall" in caught.value.hint
+
+
+def test_the_word_index_is_rebuilt_with_owners_when_upgrading(tmp_path, monkeypatch):
+    """A database made before migration 5 (one-column word index) is upgraded in place: its memories
+    are found by words afterwards, only by their own user, Chinese included."""
+    from engram.core import db as db_module
+    from engram.core.scope import Scope
+    from engram.core.search import SearchOptions
+    from engram.core.store import MemoryStore
+
+    path = tmp_path / "old.sqlite"
+    monkeypatch.setattr(db_module, "MIGRATIONS", [m for m in MIGRATIONS if m.version < 5])
+    old = Database(path)
+    with old.transaction() as conn:
+        for memory_id, user, text in ((1, "alice", "I am allergic to peanuts"), (2, "bob", "peanuts are my favourite"),
+                                      (3, "alice", "我对花生过敏")):
+            conn.execute("INSERT INTO memories(id, user, kind, text, created_at, updated_at, valid_from, content_hash)"
+                         " VALUES (?, ?, 'fact', ?, '2026-01-01', '2026-01-01', '2026-01-01', ?)",
+                         (memory_id, user, text, str(memory_id)))
+            conn.execute("INSERT INTO memory_fts(rowid, body) VALUES (?, ?)", (memory_id, text))
+    old.close()
+    monkeypatch.setattr(db_module, "MIGRATIONS", MIGRATIONS)
+    store = MemoryStore(Database(path), None)
+    assert store.db.schema_version() == MIGRATIONS[-1].version
+    words = SearchOptions(mode="words", k=5)
+    assert [h.memory.id for h in store.search("peanuts", Scope(user="alice"), words).hits] == [1]
+    assert [h.memory.id for h in store.search("peanuts", Scope(user="bob"), words).hits] == [2]
+    assert [h.memory.id for h in store.search("花生", Scope(user="alice"), words).hits] == [3]
+    assert sorted(h.memory.id for h in store.search("peanuts", Scope(), words).hits) == [1, 2]

@@ -63,3 +63,14 @@ def test_the_remembered_pending_count_follows_changes(store):
     assert store.search("blue door", ALICE).notes == []
     store.add("and the red gate", ALICE, "message", embed=False)
     assert store.search("red gate", ALICE).notes
+
+
+def test_a_user_with_few_of_the_memories_is_searched_through_their_own_postings(store):
+    from engram.core.records import NewMemory
+
+    store.add_many([NewMemory(f"peanut butter note {n}", Scope(user="bob", session="s"), "fact") for n in range(10)])
+    mine = store.add("peanut allergy", Scope(user="alice", session="s"), "fact")
+    words = SearchOptions(mode="words", k=20)
+    assert [h.memory.id for h in store.search("peanut", Scope(user="alice"), words).hits] == [mine.id]
+    assert len(store.search("peanut", Scope(user="bob"), words).hits) == 10
+    assert store.owner_shares["alice"][1] == 1 and store.owner_shares["bob"][1] is None

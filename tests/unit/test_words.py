@@ -1,4 +1,21 @@
-from engram.core.words import index_text, match_query
+import pytest
+
+from engram.core import words
+from engram.core.scope import Scope
+from engram.core.search import SearchOptions, words_ranked
+from engram.core.words import index_text, match_queries, phrase, query_terms
+
+ALICE = Scope(user="alice")
+
+
+def counter(counts: dict[str, int], calls: list | None = None):
+    """documents_with over made-up counts, honouring at_most like SQL's LIMIT."""
+    def documents_with(quoted: str, at_most: int) -> int:
+        if calls is not None:
+            calls.append((quoted, at_most))
+        found = counts.get(quoted.strip('"'), 0)
+        return found if at_most < 0 else min(found, at_most)
+    return documents_with
 
 
 def test_chinese_runs_become_bigrams():
@@ -14,20 +31,93 @@ def test_mixed_text():
 
 
 def test_query_drops_question_words_but_keeps_topics():
-    assert match_query("which foods should I avoid?") == '"foods" OR "avoid"'
+    assert query_terms("which foods should I avoid?") == ["foods", "avoid"]
 
 
 def test_query_of_only_stopwords_keeps_them():
-    assert match_query("what is it") == '"what" OR "is" OR "it"'
+    assert query_terms("what is it") == ["what", "is", "it"]
 
 
-def test_query_quotes_fts_syntax_away():
-    assert match_query('NEAR("x") AND y*') == '"near" OR "x" OR "y"'
+def test_contraction_pieces_are_not_searched():
+    assert query_terms("What is Caroline's job? She hadn't said, I'd guess") == [
+        "caroline", "job", "she", "hadn", "said", "guess"]
+
+
+def test_phrases_quote_fts_syntax_away():
+    assert [phrase(t) for t in query_terms('NEAR("x") AND y*')] == ['"near"', '"x"', '"y"']
 
 
 def test_single_chinese_character_is_a_prefix_query():
-    assert match_query("花") == '"花"*'
+    assert match_queries("花", counter({}), 10) == ['"花"*']
 
 
 def test_empty_query():
-    assert match_query("  ?! ") is None
+    assert match_queries("  ?! ", counter({}), 10) == []
+
+
+def test_a_common_term_only_scores_documents_a_rarer_one_found():
+    counts = counter({"go": 9_000, "museum": 12})
+    assert match_queries("Did we go to the museum?", counts, 100_000) == ['"museum"', '("museum") AND ("go")']
+
+
+def test_no_term_is_common_in_a_small_collection():
+    assert match_queries("go museum", counter({"go": 900, "museum": 12}), 5_000) == ['"go" OR "museum"']
+
+
+def test_common_grows_with_the_collection():
+    counts = counter({"go": 9_000, "museum": 12})
+    assert match_queries("go museum", counts, 1_000_000) == ['"go" OR "museum"']
+
+
+def test_when_every_term_is_common_the_rarest_finds_the_documents():
+    counts = counter({"go": 9_000, "like": 12_000, "make": 10_000})
+    assert match_queries("like to go make", counts, 100_000) == ['"go"', '("go") AND ("like" OR "make")']
+
+
+def test_counting_stops_past_the_threshold():
+    calls = []
+    match_queries("go museum", counter({"go": 9_000, "museum": 12}, calls), 100_000)
+    assert calls == [('"go"', 1_001), ('"museum"', 1_001)]
+
+
+
+@pytest.fixture
+def talk(store, monkeypatch):
+    """Alice's messages and bob's, which holds every word; "hiking" is common (here: in more than 3)."""
+    monkeypatch.setattr(words, "COMMON_AT_LEAST", 3)
+    texts = ["hiking again", "hiking with the kids", "hiking up the hill", "museum trip, no hiking",
+             "the museum was closed"]
+    ids = {text: store.add(text, Scope(user="alice", session="s1"), "message").id for text in texts}
+    store.add("hiking to the museum", Scope(user="bob", session="s1"), "message")
+    return ids
+
+
+def ranked(store, query, scope=ALICE):
+    return words_ranked(store, query, scope, SearchOptions(mode="words"))
+
+
+def test_common_terms_still_score_what_rare_ones_find(store, talk):
+    hits = dict(ranked(store, "museum hiking"))
+    assert set(hits) == {talk["museum trip, no hiking"], talk["the museum was closed"]}
+    plain = dict(store.db.query("SELECT rowid, -bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ?",
+                                ('"museum" OR "hiking"',)))
+    assert hits == pytest.approx({memory_id: plain[memory_id] for memory_id in hits})
+
+
+def test_a_query_of_only_common_terms_still_finds_them(store, talk, monkeypatch):
+    monkeypatch.setattr(words, "COMMON_AT_LEAST", 2)   # "museum" too
+    assert set(dict(ranked(store, "museum hiking"))) == {talk["museum trip, no hiking"], talk["the museum was closed"]}
+    assert set(dict(ranked(store, "hiking"))) == {talk[t] for t in talk if "hiking" in t}
+
+
+def test_word_matches_stay_inside_the_scope(store, talk):
+    bob = {memory_id for memory_id, in store.db.query("SELECT id FROM memories WHERE user = 'bob'")}
+    assert not bob & set(dict(ranked(store, "museum hiking")))
+    assert set(dict(ranked(store, "museum hiking", Scope(user="bob")))) == bob
+
+
+def test_matches_are_found_behind_better_ones_of_other_users(store):
+    for n in range(6):   # bob's matches are better, and fill the best few of all
+        store.add("tuna " * 3, Scope(user="bob", session=f"s{n}"), "message")
+    mine = store.add("tuna salad for lunch, with many other words", ALICE.narrowed(session="s1"), "message")
+    assert [i for i, _ in words_ranked(store, "tuna", ALICE, SearchOptions(mode="words", candidates=1))] == [mine.id]

@@ -17,6 +17,7 @@ import sqlite_vec
 
 from engram.core.errors import DatabaseError, DataDirError
 from engram.core.migrations import MIGRATIONS
+from engram.core.words import index_text, owner_token
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -57,6 +58,9 @@ class Database:
             self.conn.enable_load_extension(True)
             self.conn.load_extension(sqlite_vec.loadable_path())
             self.conn.enable_load_extension(False)
+            # Migrations index words with the same code as the store.
+            self.conn.create_scalar_function("engram_index_text", index_text, 1, deterministic=True)
+            self.conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
             self._configure()
             self._migrate()
         except apsw.ExtensionLoadingError as e:
@@ -115,6 +119,12 @@ class Database:
     def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
         rows = self.query(sql, params)
         return rows[0] if rows else None
+
+    def change_stamp(self) -> tuple[int, int]:
+        """Changes through this connection and commits by others so far: equal stamps mean
+        nothing was written in between, so what was read from the database still holds."""
+        with self._lock:
+            return self.conn.total_changes(), self.conn.execute("PRAGMA data_version").fetchone()[0]
 
     def schema_version(self) -> int:
         return self.query_one("SELECT max(version) FROM schema_migrations")[0] or 0

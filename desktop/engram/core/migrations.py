@@ -163,4 +163,25 @@ CREATE TABLE session_file_chunks (
 );
 CREATE INDEX session_file_chunks_by_memory ON session_file_chunks(memory_id);
 """),
+    Migration(4, "vector_log", """
+-- Every change to a vector in any model's vec0 table (added, replaced or removed), so that the
+-- in-memory copies of a user's vectors (core/vector_mirror.py) follow changes made by this or
+-- another process without reloading. Only the newest entries are kept; a copy older than the
+-- oldest entry reloads.
+CREATE TABLE vector_log (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    model_id   INTEGER NOT NULL,
+    user       TEXT NOT NULL,
+    memory_id  INTEGER NOT NULL
+);
+"""),
+    Migration(5, "word_index_by_user", """
+-- The word index gains an owner column holding one token per user (words.owner_token), so that a
+-- search reads only its user's postings. BM25 weighs the owner column 0. Rebuilt from memories
+-- with the functions Database registers (the same code that indexes new memories).
+DROP TABLE memory_fts;
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    body, owner, tokenize = 'porter unicode61 remove_diacritics 2', content = '', contentless_delete = 1);
+INSERT INTO memory_fts(rowid, body, owner) SELECT id, engram_index_text(text), engram_owner_token(user) FROM memories;
+"""),
 ]

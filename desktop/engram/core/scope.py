@@ -2,7 +2,9 @@
 
 Writing uses a storage scope (every field as given). Searching uses a search scope, where an
 empty field means "any". The filter is always part of the SQL statement, so rows outside the
-scope are never read into Python.
+scope are never read into Python; the one exception is search's in-memory copy of a user's
+vectors (core/vector_mirror.py), loaded with the user in the SQL and filtered by the rest of
+the scope in memory.
 """
 
 from __future__ import annotations

@@ -20,10 +20,11 @@ from engram.core.records import (Actor, Change, Kind, Memory, NewMemory, check_i
                                  normalise_text, now_iso, parse_kind)
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions, SearchResult, hybrid_search
-from engram.core.vectors import VectorIndex
-from engram.core.words import index_text
+from engram.core.vectors import VectorIndex, remove_everywhere
+from engram.core.words import index_text, owner_token
 
-_SELECT = f"SELECT {Memory.COLUMNS} FROM memories m"
+_COLUMNS = ", ".join(f"m.{column.strip()}" for column in Memory.COLUMNS.split(","))
+_SELECT = f"SELECT {_COLUMNS} FROM memories m"
 
 
 class MemoryStore:
@@ -33,6 +34,7 @@ class MemoryStore:
         self.vectors = (VectorIndex(db, embedder.name, embedder.fingerprint, embedder.dimensions)
                         if embedder is not None else None)
         self._pending: tuple[tuple, int] | None = None   # (database change stamp, count)
+        self.owner_shares: dict[str, tuple[int, int | None]] = {}  # user: (memories then, theirs if under half)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -68,7 +70,8 @@ class MemoryStore:
                      json.dumps(list(item.source_ids)), json.dumps(item.source, ensure_ascii=False), chash,
                      int(item.pinned)))
                 memory_id = conn.last_insert_rowid()
-                conn.execute("INSERT INTO memory_fts(rowid, body) VALUES (?, ?)", (memory_id, index_text(text)))
+                conn.execute("INSERT INTO memory_fts(rowid, body, owner) VALUES (?, ?, ?)",
+                             (memory_id, index_text(text), owner_token(item.scope.user)))
                 self._record(conn, memory_id, "add", actor, None, text)
                 ids.append(memory_id)
                 fresh.append((position, memory_id))
@@ -123,9 +126,10 @@ class MemoryStore:
                 raise
             if "text" in changes:
                 conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
-                conn.execute("INSERT INTO memory_fts(rowid, body) VALUES (?, ?)", (memory_id, index_text(new_text)))
+                conn.execute("INSERT INTO memory_fts(rowid, body, owner) VALUES (?, ?, ?)",
+                             (memory_id, index_text(new_text), owner_token(old.scope.user)))
             if "text" in changes or "kind" in changes:
-                self._drop_vectors(conn, [memory_id])
+                remove_everywhere(conn, [memory_id])
             if self.vectors is not None and ("text" in changes or "kind" in changes):
                 if vector is None and self.embedder is not None:
                     vector = self.embedder.embed([old.text])
@@ -139,7 +143,7 @@ class MemoryStore:
         self.get(memory_id)
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
-            self._drop_vectors(conn, [memory_id])
+            remove_everywhere(conn, [memory_id])
             conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
             conn.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
             self._record(conn, memory_id, "delete", Actor(actor), None, None)
@@ -157,10 +161,6 @@ class MemoryStore:
         with self.db.transaction() as conn:
             conn.executemany("UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?"
                              " WHERE id = ?", [(at, i) for i in memory_ids])
-
-    def _drop_vectors(self, conn, memory_ids: Sequence[int]) -> None:
-        for (mid,) in conn.execute("SELECT id FROM embedding_models").fetchall():
-            conn.executemany(f"DELETE FROM memory_vec_{mid} WHERE memory_id = ?", [(i,) for i in memory_ids])
 
     @staticmethod
     def _record(conn, memory_id: int, action: str, actor: Actor, old: str | None, new: str | None) -> None:
@@ -182,8 +182,9 @@ class MemoryStore:
         if not memory_ids:
             return []
         clause, params = (scope or Scope()).sql()
-        rows = self.db.query(f"{_SELECT} WHERE m.id IN ({','.join('?' * len(memory_ids))}) AND {clause}",
-                             (*memory_ids, *params))
+        # CROSS JOIN keeps the ids as the outer loop; SQLite would otherwise walk the user's index.
+        rows = self.db.query(f"SELECT {_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m"
+                             f" ON m.id = wanted.value WHERE {clause}", (json.dumps(list(memory_ids)), *params))
         by_id = {row[0]: Memory.from_row(row) for row in rows}
         return [by_id[i] for i in memory_ids if i in by_id]
 
@@ -215,6 +216,11 @@ class MemoryStore:
     def search(self, query: str, scope: Scope, options: SearchOptions = SearchOptions()) -> SearchResult:
         return hybrid_search(self, query, scope, options)
 
+    def warm(self, user: str) -> None:
+        """Load the user's vectors for search now (seconds at 100k memories), not at the first search."""
+        if self.vectors is not None:
+            self.vectors.mirror.warm(user)
+
     # -- embedding upkeep ----------------------------------------------------------------------
 
     def pending_embeddings(self) -> int:
@@ -223,7 +229,7 @@ class MemoryStore:
         tables at a million memories costs more than the search itself."""
         if self.vectors is None:
             return 0
-        stamp = (self.db.conn.total_changes(), self.db.query_one("PRAGMA data_version")[0])
+        stamp = self.db.change_stamp()
         if self._pending is None or self._pending[0] != stamp:
             self._pending = (stamp, self.count() - self.vectors.count())
         return self._pending[1]

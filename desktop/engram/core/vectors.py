@@ -1,11 +1,13 @@
 """Vectors in sqlite-vec, one vec0 table per embedding model so that spaces never mix.
 
-The user is the partition key (a user's search reads only that user's vectors); kind, session,
-agent and application are metadata columns that vec0 filters during the KNN scan.
+The user is the partition key; kind, session, agent and application are metadata columns.
+vec0 is the durable copy; searches run on an in-memory copy of the user's vectors
+(core/vector_mirror.py), which follows every change through ``vector_log``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,6 +15,9 @@ import numpy as np
 from engram.core.db import Database
 from engram.core.records import now_iso
 from engram.core.scope import Scope
+from engram.core.vector_mirror import VectorMirror
+
+LOG_KEPT = 20_000   # newest vector_log entries kept; older copies reload
 
 
 class VectorIndex:
@@ -34,6 +39,7 @@ class VectorIndex:
                 " user TEXT PARTITION KEY,"
                 f" embedding FLOAT[{dimensions}] distance_metric=cosine,"
                 " kind TEXT, session TEXT, agent TEXT, application TEXT)")
+        self.mirror = VectorMirror(db, self.model_id, self.table, dimensions)
 
     def put(self, conn, rows: Sequence[tuple[int, Scope, str]], vectors: np.ndarray) -> None:
         """Store vectors for (memory id, scope, kind) rows, inside the caller's transaction."""
@@ -43,22 +49,11 @@ class VectorIndex:
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(mid, scope.user, vec.tobytes(), kind, scope.session, scope.agent, scope.application)
              for (mid, scope, kind), vec in zip(rows, vectors)])
-
-    def remove(self, conn, memory_ids: Sequence[int]) -> None:
-        conn.executemany(f"DELETE FROM {self.table} WHERE memory_id = ?", [(i,) for i in memory_ids])
+        log(conn, [(self.model_id, scope.user, mid) for mid, scope, _ in rows])
 
     def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
         """Up to k (memory id, cosine distance) pairs inside the scope, nearest first."""
-        conditions, params = ["embedding MATCH ?", "k = ?"], [np.asarray(vector, np.float32).tobytes(), k]
-        for name, value in scope.items():
-            if value:
-                conditions.append(f"{name} = ?")
-                params.append(value)
-        if kinds:
-            conditions.append(f"kind IN ({','.join('?' * len(kinds))})")
-            params.extend(kinds)
-        return self.db.query(f"SELECT memory_id, distance FROM {self.table} WHERE {' AND '.join(conditions)}"
-                             " ORDER BY distance", params)
+        return self.mirror.nearest(vector, scope, kinds, k)
 
     def count(self) -> int:
         # vec0's own count(*) reads every vector chunk; its rowids shadow table has one row per vector.
@@ -71,5 +66,19 @@ class VectorIndex:
             f" WHERE NOT EXISTS (SELECT 1 FROM {self.table} v WHERE v.memory_id = m.id)"
             " ORDER BY m.id LIMIT ?", (limit,))
 
-    def all_tables(self) -> list[str]:
-        return [f"memory_vec_{mid}" for (mid,) in self.db.query("SELECT id FROM embedding_models")]
+
+
+def remove_everywhere(conn, memory_ids: Sequence[int]) -> None:
+    """Remove memories' vectors from every model's table, inside the caller's transaction (before
+    the memories themselves are deleted: the log needs their user)."""
+    users = dict(conn.execute("SELECT id, user FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+                              (json.dumps(list(memory_ids)),)).fetchall())
+    for (model_id,) in conn.execute("SELECT id FROM embedding_models").fetchall():
+        conn.executemany(f"DELETE FROM memory_vec_{model_id} WHERE memory_id = ?", [(i,) for i in memory_ids])
+        log(conn, [(model_id, users.get(i, ""), i) for i in memory_ids])
+
+
+def log(conn, changes: Sequence[tuple[int, str, int]]) -> None:
+    """Record (model id, user, memory id) vector changes and forget all but the newest entries."""
+    conn.executemany("INSERT INTO vector_log(model_id, user, memory_id) VALUES (?, ?, ?)", changes)
+    conn.execute("DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?", (LOG_KEPT,))

@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
     def _opened(self, engram) -> None:
         self.status.set_model_state("loading")
         engram.outbox.start()
+        self.backend.disk(lambda engram: engram.store.warm(engram.user))
         self.files.attach(engram)
         self.refresh_sessions()
         self.memories.refresh()

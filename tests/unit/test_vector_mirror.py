@@ -1,0 +1,125 @@
+"""The in-memory copy of a user's vectors: same answers as vec0, and in step with every change."""
+
+import numpy as np
+import pytest
+
+from engram.core import vectors
+from engram.core.db import Database
+from engram.core.records import NewMemory
+from engram.core.scope import Scope
+from engram.core.store import MemoryStore
+from fakes import FakeEmbedder
+
+DIMENSIONS = 64
+ALICE = Scope(user="alice", session="s1")
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def fill(store: MemoryStore, scope: Scope, count: int, seed: int, kind: str = "message") -> tuple[list[int], np.ndarray]:
+    rows = unit(np.random.default_rng(seed).standard_normal((count, DIMENSIONS)))
+    stored = store.add_many([NewMemory(f"memory {seed}-{n}", scope, kind) for n in range(count)], vectors=rows)
+    return [m.id for m in stored], rows
+
+
+def vec0_nearest(store: MemoryStore, query: np.ndarray, user: str, k: int) -> list[tuple[int, float]]:
+    """vec0's own exact KNN, the reference the mirror must agree with."""
+    return store.db.query(f"SELECT memory_id, distance FROM {store.vectors.table} WHERE embedding MATCH ?"
+                          " AND k = ? AND user = ? ORDER BY distance", (query.tobytes(), k, user))
+
+
+@pytest.fixture
+def store(db):
+    return MemoryStore(db, FakeEmbedder(DIMENSIONS))
+
+
+def test_small_collections_get_vec0s_ranking_up_to_int8_rounding(store):
+    fill(store, ALICE, 200, seed=1)
+    for query in unit(np.random.default_rng(2).standard_normal((20, DIMENSIONS))):
+        mine = store.vectors.nearest(query, Scope(user="alice"), (), 10)
+        exact = dict(vec0_nearest(store, query, "alice", 200))
+        assert len(mine) == 10 and mine == sorted(mine, key=lambda pair: pair[1])
+        for memory_id, distance in mine:
+            assert distance == pytest.approx(exact[memory_id], abs=0.01)
+            assert exact[memory_id] <= sorted(exact.values())[9] + 0.02   # a true top 10, but for near-ties
+
+
+def test_large_collections_find_near_neighbours_through_the_bits(store):
+    ids, rows = fill(store, ALICE, 3000, seed=3)  # more than the shortlist: the Hamming distance decides
+    noise = np.random.default_rng(4).standard_normal((50, DIMENSIONS)) * 0.02
+    targets = np.random.default_rng(5).choice(3000, 50, replace=False)
+    for target, query in zip(targets, unit(rows[targets] + noise)):
+        assert store.vectors.nearest(query, Scope(user="alice"), (), 3)[0][0] == ids[target]
+
+
+def test_scope_and_kinds_filter_and_users_never_mix(store):
+    alice_ids, rows = fill(store, ALICE, 50, seed=6)
+    other_session, _ = fill(store, ALICE.narrowed(session="s2"), 50, seed=7, kind="fact")
+    bob_ids, bob_rows = fill(store, Scope(user="bob", session="s1"), 50, seed=8)
+    query = rows[0]
+    assert set(i for i, _ in store.vectors.nearest(query, Scope(user="alice"), (), 200)) == set(alice_ids + other_session)
+    assert set(i for i, _ in store.vectors.nearest(query, ALICE, (), 200)) == set(alice_ids)
+    assert set(i for i, _ in store.vectors.nearest(query, Scope(user="alice"), ("fact",), 200)) == set(other_session)
+    assert store.vectors.nearest(query, Scope(user="alice", session="nowhere"), (), 10) == []
+    assert set(i for i, _ in store.vectors.nearest(bob_rows[0], Scope(user="bob"), (), 200)) == set(bob_ids)
+    assert store.vectors.nearest(query, Scope(user="carol"), (), 10) == []
+    assert len(store.vectors.nearest(query, Scope(), (), 500)) == 150   # no user: everyone's, as vec0 does
+
+
+def test_a_zero_query_vector_finds_nothing(store):
+    fill(store, ALICE, 10, seed=9)
+    assert store.vectors.nearest(np.zeros(DIMENSIONS, np.float32), Scope(user="alice"), (), 5) == []
+
+
+def test_changes_by_another_connection_are_followed(tmp_path):
+    path = tmp_path / "engram.sqlite"
+    mine, theirs = MemoryStore(Database(path), FakeEmbedder(DIMENSIONS)), MemoryStore(Database(path), FakeEmbedder(DIMENSIONS))
+    ids, rows = fill(mine, ALICE, 20, seed=10)
+    assert mine.vectors.nearest(rows[3], Scope(user="alice"), (), 1)[0][0] == ids[3]   # loaded now
+    added, added_rows = fill(theirs, ALICE, 5, seed=11)
+    assert mine.vectors.nearest(added_rows[2], Scope(user="alice"), (), 1)[0][0] == added[2]
+    theirs.delete(ids[3])
+    assert ids[3] not in [i for i, _ in mine.vectors.nearest(rows[3], Scope(user="alice"), (), 30)]
+    theirs.update(ids[4], text="a completely different text")   # re-embedded by their model
+    moved = theirs.embedder.embed(["a completely different text"])[0]
+    assert mine.vectors.nearest(moved, Scope(user="alice"), (), 1)[0] == (ids[4], pytest.approx(0.0, abs=0.02))
+
+
+def test_a_copy_older_than_the_log_reloads(store, monkeypatch):
+    ids, rows = fill(store, ALICE, 10, seed=12)
+    store.vectors.nearest(rows[0], Scope(user="alice"), (), 1)
+    monkeypatch.setattr(vectors, "LOG_KEPT", 3)
+    added, added_rows = fill(store, ALICE, 10, seed=13)    # the log now starts after the copy's position
+    assert store.vectors.nearest(added_rows[9], Scope(user="alice"), (), 1)[0][0] == added[9]
+    assert len(store.vectors.nearest(rows[0], Scope(user="alice"), (), 100)) == 20
+
+
+def test_many_deletions_compact_the_copy_and_keep_answers_right(store):
+    ids, rows = fill(store, ALICE, 1200, seed=14)
+    store.vectors.nearest(rows[0], Scope(user="alice"), (), 1)
+    for memory_id in ids[:600]:   # fewer than RELOAD_AFTER: the copy follows the log
+        store.delete(memory_id)
+    copy = store.vectors.mirror._users["alice"]
+    found = store.vectors.nearest(rows[700], Scope(user="alice"), (), 1000)
+    assert copy.size == 600 and found[0][0] == ids[700]
+    assert set(i for i, _ in found) == set(ids[600:])
+
+
+def test_reading_vec0s_storage_gives_what_its_select_gives(store):
+    """The mirror reads a user's chunks from vec0's storage tables (fast, partition by partition);
+    vec0's own SELECT is the reference, here with holes left by deletions in several users' chunks."""
+    users = [Scope(user=name, session="s") for name in ("alice", "bob", "carol")]
+    ids = [fill(store, scope, 1500, seed=20 + n)[0] for n, scope in enumerate(users)]
+    for memory_id in np.random.default_rng(23).choice(np.concatenate(ids), 400, replace=False):
+        store.delete(int(memory_id))
+    mirror = store.vectors.mirror
+    for user in ("alice", "bob", "carol", ""):
+        blocks = list(mirror._all(store.db.conn, user, block=1000))
+        read_ids, read_vectors = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+        where, params = ("WHERE user = ?", (user,)) if user else ("", ())
+        reference = dict(store.db.query(f"SELECT memory_id, embedding FROM {store.vectors.table} {where}", params))
+        assert sorted(read_ids.tolist()) == sorted(reference)
+        for memory_id, vector in zip(read_ids, read_vectors):
+            assert vector.tobytes() == reference[int(memory_id)]
