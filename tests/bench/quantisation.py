@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
                          (embedder.fingerprint, args.documents)).fetchall()
     documents = np.frombuffer(b"".join(r[0] for r in rows), np.float32).reshape(len(rows), embedder.dimensions)
     copy = vector_mirror.UserVectors(embedder.dimensions)
-    copy.append([(n, v.tobytes(), "message", "", "", "") for n, v in enumerate(documents)])
+    copy.append(np.arange(len(documents), dtype=np.int64), documents, [("message", "", "", "")] * len(documents))
     samples = json.loads((REPO.parent / "shared" / "bench-data" / "locomo10.json").read_text())
     questions = [qa["question"] for sample in samples for qa in sample["qa"]][: args.queries]
     queries = embedder.embed(questions)

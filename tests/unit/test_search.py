@@ -4,7 +4,7 @@ import pytest
 
 from engram.core.errors import InvalidInput
 from engram.core.scope import Scope
-from engram.core.search import SearchOptions
+from engram.core.search import SearchOptions, words_ranked
 
 ALICE = Scope(user="alice")
 PLAIN = dict(neighbour_weight=0.0, session_weight=0.0)
@@ -74,3 +74,26 @@ def test_a_user_with_few_of_the_memories_is_searched_through_their_own_postings(
     assert [h.memory.id for h in store.search("peanut", Scope(user="alice"), words).hits] == [mine.id]
     assert len(store.search("peanut", Scope(user="bob"), words).hits) == 10
     assert store.owner_shares["alice"][1] == 1 and store.owner_shares["bob"][1] is None
+
+
+def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db, tmp_path):
+    """Among many people's memories a search weighs terms by the searcher's own memories: the
+    scores equal FTS5's bm25() in a database that holds only the searcher's (same lengths)."""
+    from engram.core.db import Database
+    from engram.core.records import NewMemory
+    from engram.core.store import MemoryStore
+
+    alice = [f"{a} {b} walk today" for a in ("red", "blue", "green") for b in ("dog", "cat", "bird")]
+    others = [f"dog {a} {b} {c}" for a in ("red", "tall", "old", "new") for b in ("cat", "hat", "car") for c in
+              ("one", "two")] * 2
+    shared = MemoryStore(db, None)
+    shared.add_many([NewMemory(t, Scope(user="alice", session="s"), "fact") for t in alice])
+    shared.add_many([NewMemory(t, Scope(user=f"user{n % 5}", session="s"), "fact") for n, t in enumerate(others)])
+    alone = MemoryStore(Database(tmp_path / "alone.sqlite"), None)
+    alone.add_many([NewMemory(t, Scope(user="alice", session="s"), "fact") for t in alice])
+    words = SearchOptions(mode="words", k=20, neighbour_weight=0, session_weight=0)
+    for query in ("red dog", "blue bird walk", "cat"):
+        among = {shared.get(i).text: score for i, score in words_ranked(shared, query, Scope(user="alice"), words)}
+        only = {alone.get(i).text: score for i, score in words_ranked(alone, query, Scope(user="alice"), words)}
+        assert shared.owner_shares["alice"][1] == len(alice)       # the own-statistics path ran
+        assert among.keys() == only.keys() and all(among[t] == pytest.approx(only[t]) for t in only)

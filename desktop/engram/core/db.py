@@ -15,6 +15,7 @@ from typing import Any
 import apsw
 import sqlite_vec
 
+from engram.core import bm25
 from engram.core.errors import DatabaseError, DataDirError
 from engram.core.migrations import MIGRATIONS
 from engram.core.words import index_text, owner_token
@@ -61,6 +62,7 @@ class Database:
             # Migrations index words with the same code as the store.
             self.conn.create_scalar_function("engram_index_text", index_text, 1, deterministic=True)
             self.conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
+            self.conn.register_fts5_function(bm25.FUNCTION, bm25.score)
             self._configure()
             self._migrate()
         except apsw.ExtensionLoadingError as e:

@@ -24,11 +24,13 @@ were tuned with tests/bench/retrieval.py on LoCoMo; set them to 0 for plain fusi
 from __future__ import annotations
 
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from engram.core import bm25
 from engram.core.errors import InvalidInput
 from engram.core.records import Memory, now_iso, parse_kind
 from engram.core.scope import Scope
@@ -37,6 +39,7 @@ from engram.core.words import match_queries, owner_token
 if TYPE_CHECKING:
     from engram.core.store import MemoryStore
 
+_PHRASE = re.compile(r'"((?:[^"]|"")*)"(\*?)')   # the phrases of a MATCH expression, in FTS5's order
 _WORDS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engram-words")
 
 Mode = Literal["hybrid", "words", "meaning"]
@@ -112,7 +115,7 @@ def _documents_with(store: "MemoryStore", phrase: str, at_most: int) -> int:
                               (phrase, at_most))[0]
 
 
-def _best_of_few(store: "MemoryStore", expression: str, clause: str, params: list,
+def _best_of_few(store: "MemoryStore", expression: str, score: tuple[str, list], clause: str, params: list,
                  k: int) -> list[tuple[int, float]] | None:
     """The ``k`` best matches of ``expression`` inside the scope ``clause`` (BM25, higher is better),
     when the ``2k`` best of all matches hold them; None when they do not.
@@ -124,25 +127,25 @@ def _best_of_few(store: "MemoryStore", expression: str, clause: str, params: lis
     few = 2 * k
     # CROSS JOIN keeps the few as the outer loop (SQLite could otherwise walk every memory in the scope).
     rows = store.db.query(
-        "WITH best AS (SELECT rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts WHERE memory_fts MATCH ?"
+        f"WITH best AS (SELECT rowid, {score[0]} AS score FROM memory_fts WHERE memory_fts MATCH ?"
         " ORDER BY score DESC LIMIT ?)"
         " SELECT best.rowid, best.score, (SELECT count(*) FROM best) FROM best"
         f" CROSS JOIN memories m ON m.id = best.rowid WHERE {clause} ORDER BY best.score DESC",
-        (expression, few, *params))
+        (*score[1], expression, few, *params))
     if len(rows) >= k or (rows and rows[0][2] < few):
         return [(memory_id, score) for memory_id, score, _ in rows[:k]]
     return None
 
 
-def _best_of_all(store: "MemoryStore", expression: str, clause: str, params: list,
+def _best_of_all(store: "MemoryStore", expression: str, score: tuple[str, list], clause: str, params: list,
                  k: int) -> list[tuple[int, float]]:
     """The ``k`` best matches of ``expression`` inside the scope ``clause``: every match is joined to
     its memory, and only those inside are scored."""
     # CROSS JOIN keeps FTS5 outside: scanning the scope's memories instead would query FTS5 once each.
     return store.db.query(
-        "SELECT memory_fts.rowid, -bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts"
+        f"SELECT memory_fts.rowid, {score[0]} AS score FROM memory_fts"
         " CROSS JOIN memories m ON m.id = memory_fts.rowid"
-        f" WHERE memory_fts MATCH ? AND {clause} ORDER BY score DESC LIMIT ?", (expression, *params, k))
+        f" WHERE memory_fts MATCH ? AND {clause} ORDER BY score DESC LIMIT ?", (*score[1], expression, *params, k))
 
 
 def _users_share(store: "MemoryStore", user: str, documents: int) -> int | None:
@@ -171,17 +174,31 @@ def words_ranked(store: "MemoryStore", query: str, scope: Scope, options: Search
     documents = store.db.query_one("SELECT max(id) FROM memories")[0] or 0
     owned = _users_share(store, scope.user, documents) if scope.user else None
     owner = "" if owned is None else f'owner : "{owner_token(scope.user)}" AND '  # the clause still checks the scope
-    expressions = match_queries(query, lambda phrase, at_most: _documents_with(store, owner + phrase, at_most),
-                                documents if owned is None else owned)
+    counts: dict[str, int] = {}   # the user's own counts, exact: they also weigh the terms
+
+    def documents_with(phrase: str, at_most: int) -> int:
+        if owned is None:
+            return _documents_with(store, phrase, at_most)
+        if phrase not in counts:
+            counts[phrase] = _documents_with(store, owner + phrase, -1)
+        return counts[phrase]
+
+    expressions = match_queries(query, documents_with, documents if owned is None else owned)
     clause, params = _filters(scope, options)
     best: dict[int, float] = {}
     few_suffice = True
     for expression in expressions:
+        if owned is None:
+            score = ("-bm25(memory_fts, 1.0, 0.0)", [])
+        else:
+            phrases = [f'"{text}"' + star for text, star in _PHRASE.findall(expression)]
+            weights = bm25.weights([None] + [documents_with(p, -1) for p in phrases], owned)
+            score = (f"{bm25.FUNCTION}(memory_fts, ?)", [weights])
         expression = f"{owner}body : ({expression})"
-        matches = _best_of_few(store, expression, clause, params, options.candidates) if few_suffice else None
+        matches = _best_of_few(store, expression, score, clause, params, options.candidates) if few_suffice else None
         if matches is None:
             few_suffice = False
-            matches = _best_of_all(store, expression, clause, params, options.candidates)
+            matches = _best_of_all(store, expression, score, clause, params, options.candidates)
         for memory_id, score in matches:
             best[memory_id] = max(score, best.get(memory_id, score))
     return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:options.candidates]
