@@ -24,7 +24,6 @@ were tuned with tests/bench/retrieval.py on LoCoMo; set them to 0 for plain fusi
 from __future__ import annotations
 
 import json
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -34,12 +33,11 @@ from engram.core import bm25
 from engram.core.errors import InvalidInput
 from engram.core.records import Memory, now_iso, parse_kind
 from engram.core.scope import Scope
-from engram.core.words import match_queries, owner_token
+from engram.core.words import any_of, match_queries, owner_token, phrase, rare_and_common
 
 if TYPE_CHECKING:
     from engram.core.store import MemoryStore
 
-_PHRASE = re.compile(r'"((?:[^"]|"")*)"(\*?)')   # the phrases of a MATCH expression, in FTS5's order
 _WORDS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engram-words")
 
 Mode = Literal["hybrid", "words", "meaning"]
@@ -115,7 +113,7 @@ def _documents_with(store: "MemoryStore", phrase: str, at_most: int) -> int:
                               (phrase, at_most))[0]
 
 
-def _best_of_few(store: "MemoryStore", expression: str, score: tuple[str, list], clause: str, params: list,
+def _best_of_few(store: "MemoryStore", expression: str, scoring: tuple[str, list], clause: str, params: list,
                  k: int) -> list[tuple[int, float]] | None:
     """The ``k`` best matches of ``expression`` inside the scope ``clause`` (BM25, higher is better),
     when the ``2k`` best of all matches hold them; None when they do not.
@@ -127,25 +125,25 @@ def _best_of_few(store: "MemoryStore", expression: str, score: tuple[str, list],
     few = 2 * k
     # CROSS JOIN keeps the few as the outer loop (SQLite could otherwise walk every memory in the scope).
     rows = store.db.query(
-        f"WITH best AS (SELECT rowid, {score[0]} AS score FROM memory_fts WHERE memory_fts MATCH ?"
+        f"WITH best AS (SELECT rowid, {scoring[0]} AS score FROM memory_fts WHERE memory_fts MATCH ?"
         " ORDER BY score DESC LIMIT ?)"
         " SELECT best.rowid, best.score, (SELECT count(*) FROM best) FROM best"
         f" CROSS JOIN memories m ON m.id = best.rowid WHERE {clause} ORDER BY best.score DESC",
-        (*score[1], expression, few, *params))
+        (*scoring[1], expression, few, *params))
     if len(rows) >= k or (rows and rows[0][2] < few):
         return [(memory_id, score) for memory_id, score, _ in rows[:k]]
     return None
 
 
-def _best_of_all(store: "MemoryStore", expression: str, score: tuple[str, list], clause: str, params: list,
+def _best_of_all(store: "MemoryStore", expression: str, scoring: tuple[str, list], clause: str, params: list,
                  k: int) -> list[tuple[int, float]]:
     """The ``k`` best matches of ``expression`` inside the scope ``clause``: every match is joined to
     its memory, and only those inside are scored."""
     # CROSS JOIN keeps FTS5 outside: scanning the scope's memories instead would query FTS5 once each.
     return store.db.query(
-        f"SELECT memory_fts.rowid, {score[0]} AS score FROM memory_fts"
+        f"SELECT memory_fts.rowid, {scoring[0]} AS score FROM memory_fts"
         " CROSS JOIN memories m ON m.id = memory_fts.rowid"
-        f" WHERE memory_fts MATCH ? AND {clause} ORDER BY score DESC LIMIT ?", (*score[1], expression, *params, k))
+        f" WHERE memory_fts MATCH ? AND {clause} ORDER BY score DESC LIMIT ?", (*scoring[1], expression, *params, k))
 
 
 def _users_share(store: "MemoryStore", user: str, documents: int) -> int | None:
@@ -168,37 +166,42 @@ def words_ranked(store: "MemoryStore", query: str, scope: Scope, options: Search
 
     A memory found by both of ``match_queries``'s expressions keeps the higher score. When the
     best matches of the first lie mostly outside the scope (other users'), so do the second's.
+    Searching a user who holds under half of all memories reads only their postings, and weighs
+    terms by their memories (core/bm25.py) with one expression.
     """
     # Ids are handed out in order, so the largest tells how many memories there are (more after
     # deletions, which only makes fewer terms common), without counting them.
     documents = store.db.query_one("SELECT max(id) FROM memories")[0] or 0
     owned = _users_share(store, scope.user, documents) if scope.user else None
     owner = "" if owned is None else f'owner : "{owner_token(scope.user)}" AND '  # the clause still checks the scope
-    counts: dict[str, int] = {}   # the user's own counts, exact: they also weigh the terms
+    own_counts: dict[str, int] = {}   # the user's, exact: they also weigh the terms
 
-    def documents_with(phrase: str, at_most: int) -> int:
+    def documents_with(term: str, at_most: int) -> int:
         if owned is None:
-            return _documents_with(store, phrase, at_most)
-        if phrase not in counts:
-            counts[phrase] = _documents_with(store, owner + phrase, -1)
-        return counts[phrase]
+            return _documents_with(store, term, at_most)
+        if term not in own_counts:
+            own_counts[term] = _documents_with(store, owner + term, -1)
+        return own_counts[term]
 
-    expressions = match_queries(query, documents_with, documents if owned is None else owned)
+    if owned is None:
+        expressions = match_queries(query, documents_with, documents)
+        scoring = ("-bm25(memory_fts, 1.0, 0.0)", [])
+    else:
+        # One expression finds what the rare terms find, and names every term once more, so that
+        # engram_bm25 scores it by all of them (the first naming of the rare ones weighs 0).
+        rare, common = rare_and_common(query, documents_with, owned)
+        expressions = [f"({any_of(rare)}) AND ({any_of(rare + common)})"] if rare else []
+        weighed = [None] * (1 + len(rare)) + [documents_with(phrase(t), -1) for t in rare + common]
+        scoring = (f"{bm25.FUNCTION}(memory_fts, ?)", [bm25.weights(weighed, owned)])
     clause, params = _filters(scope, options)
     best: dict[int, float] = {}
     few_suffice = True
     for expression in expressions:
-        if owned is None:
-            score = ("-bm25(memory_fts, 1.0, 0.0)", [])
-        else:
-            phrases = [f'"{text}"' + star for text, star in _PHRASE.findall(expression)]
-            weights = bm25.weights([None] + [documents_with(p, -1) for p in phrases], owned)
-            score = (f"{bm25.FUNCTION}(memory_fts, ?)", [weights])
         expression = f"{owner}body : ({expression})"
-        matches = _best_of_few(store, expression, score, clause, params, options.candidates) if few_suffice else None
+        matches = _best_of_few(store, expression, scoring, clause, params, options.candidates) if few_suffice else None
         if matches is None:
             few_suffice = False
-            matches = _best_of_all(store, expression, score, clause, params, options.candidates)
+            matches = _best_of_all(store, expression, scoring, clause, params, options.candidates)
         for memory_id, score in matches:
             best[memory_id] = max(score, best.get(memory_id, score))
     return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:options.candidates]

@@ -74,7 +74,8 @@ def phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"' + ("*" if len(term) == 1 and _CJK_RUN.fullmatch(term) else "")
 
 
-def _any(terms: list[str]) -> str:
+def any_of(terms: list[str]) -> str:
+    """An FTS5 expression matching any of ``terms``."""
     return " OR ".join(phrase(t) for t in terms)
 
 
@@ -88,12 +89,21 @@ def match_queries(text: str, documents_with: Callable[[str, int], int], document
     which exists when some terms are common, finds those of them that also hold a common one
     and scores them by every term. A document holding only common terms is not found.
     """
+    rare, others = rare_and_common(text, documents_with, documents)
+    if not rare:
+        return []
+    return [any_of(rare)] + ([f"({any_of(rare)}) AND ({any_of(others)})"] if others else [])
+
+
+def rare_and_common(text: str, documents_with: Callable[[str, int], int], documents: int
+                    ) -> tuple[list[str], list[str]]:
+    """The query's terms that pick the documents to rank (rare ones; or, when every term is
+    common, the rarest), and the others; see ``match_queries``."""
     terms = query_terms(text)
     if len(terms) < 2:
-        return [_any(terms)] if terms else []
+        return terms, []
     common = max(COMMON_AT_LEAST, int(documents * COMMON_SHARE))
     rare = [t for t in terms if documents_with(phrase(t), common + 1) <= common]
     if not rare:
         rare = [min(terms, key=lambda t: documents_with(phrase(t), -1))]
-    others = [t for t in terms if t not in rare]
-    return [_any(rare)] + ([f"({_any(rare)}) AND ({_any(others)})"] if others else [])
+    return rare, [t for t in terms if t not in rare]
