@@ -97,3 +97,21 @@ def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db,
         only = {alone.get(i).text: score for i, score in words_ranked(alone, query, Scope(user="alice"), words)}
         assert shared.owner_shares["alice"][1] == len(alice)       # the own-statistics path ran
         assert among.keys() == only.keys() and all(among[t] == pytest.approx(only[t]) for t in only)
+
+
+def test_a_search_inside_a_transaction_runs_without_waiting_for_itself(store):
+    """Hybrid search hands words to a worker thread, which needs the database: inside a
+    transaction this thread holds it, so the search must not hand work over (it would wait forever)."""
+    import threading
+
+    store.add("I am allergic to peanuts", Scope(user="alice", session="s"), "fact")
+    found = []
+
+    def search_in_transaction():
+        with store.db.transaction():
+            found.extend(store.search("peanuts", Scope(user="alice")).hits)
+
+    worker = threading.Thread(target=search_in_transaction, daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive() and [h.memory.text for h in found] == ["I am allergic to peanuts"]

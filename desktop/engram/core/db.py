@@ -53,6 +53,7 @@ class Database:
                                    hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
             _check_file(self.path)
         self._lock = threading.RLock()
+        self._holder: int | None = None   # the thread inside transaction(), if any
         try:
             self.conn = apsw.Connection(str(path))
             self.conn.set_busy_timeout(5000)
@@ -111,7 +112,16 @@ class Database:
     def transaction(self) -> Iterator[apsw.Connection]:
         """All statements inside commit together or not at all."""
         with self._lock, self.conn:
-            yield self.conn
+            outer, self._holder = self._holder, threading.get_ident()
+            try:
+                yield self.conn
+            finally:
+                self._holder = outer
+
+    def in_transaction_here(self) -> bool:
+        """Whether this thread is inside ``transaction``: work handed to another thread that needs
+        the database would then wait for this one, which waits for it."""
+        return self._holder == threading.get_ident()
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
         with self._lock:

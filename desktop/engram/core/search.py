@@ -229,7 +229,8 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
         vector = store.embedder.embed([query])[0]
         result.embed_ms = (time.perf_counter() - embedding) * 1000
     # Words (SQLite) and meaning (numpy) both release the GIL: on two cores they run side by side.
-    words_future = _WORDS.submit(words_ranked, store, query, scope, options) if use_words and use_meaning else None
+    side_by_side = use_words and use_meaning and not store.db.in_transaction_here()
+    words_future = _WORDS.submit(words_ranked, store, query, scope, options) if side_by_side else None
     if use_meaning:
         for memory_id, distance in store.vectors.nearest(vector, scope, options.kinds, options.meaning_candidates):
             if 1.0 - distance >= options.threshold:
