@@ -4,7 +4,8 @@ import pytest
 
 from engram.core.errors import InvalidInput
 from engram.core.scope import Scope
-from engram.core.search import SearchOptions, words_ranked
+from engram.core.search import SearchOptions
+from engram.core.word_search import words_ranked
 
 ALICE = Scope(user="alice")
 PLAIN = dict(neighbour_weight=0.0, session_weight=0.0)

@@ -2,7 +2,8 @@ import pytest
 
 from engram.core import words
 from engram.core.scope import Scope
-from engram.core.search import SearchOptions, words_ranked
+from engram.core.search import SearchOptions
+from engram.core.word_search import words_ranked
 from engram.core.words import index_text, match_queries, phrase, query_terms
 
 ALICE = Scope(user="alice")
