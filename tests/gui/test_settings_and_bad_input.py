@@ -61,6 +61,20 @@ def test_a_file_that_is_not_gguf_is_refused_as_a_model_in_place(qtbot, open_wind
     qtbot.waitUntil(lambda: "512 tokens of context" in dialog.embedding_model.info.text(), timeout=10_000)
 
 
+def test_a_missing_embedding_model_is_named_as_the_cause(qtbot, isolated_dirs):
+    from engram.ui.main import create_window
+
+    (isolated_dirs / "config").mkdir(exist_ok=True)
+    (isolated_dirs / "config" / "settings.json").write_text(
+        json.dumps({"embedding_model": str(isolated_dirs / "gone.gguf")}))
+    window = create_window(None)
+    qtbot.addWidget(window)
+    qtbot.waitUntil(lambda: window.chat.notice.isVisible(), timeout=10_000)
+    text = window.chat.notice.text()
+    assert "could not load its embedding model" in text and "does not exist" in text
+    assert "Settings › Models" in text and "data folder" not in text
+
+
 def test_a_data_folder_that_is_not_writable_is_explained(qtbot, isolated_dirs):
     from engram.ui.main import create_window
 

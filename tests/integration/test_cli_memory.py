@@ -79,6 +79,8 @@ def test_database_that_is_not_sqlite_is_never_overwritten(capsys, tmp_path):
 
 
 def test_missing_embedding_model_is_reported_by_doctor(capsys, tmp_path, monkeypatch):
+    code, _, _ = run(capsys, "memory", "add", "--data-dir", str(tmp_path / "d"), "remember the milk")
+    assert code == 0
     config = tmp_path / "config"
     config.mkdir(exist_ok=True)
     (config / "settings.json").write_text(json.dumps({"embedding_model": str(tmp_path / "missing.gguf")}))
@@ -87,6 +89,16 @@ def test_missing_embedding_model_is_reported_by_doctor(capsys, tmp_path, monkeyp
     assert code == 1 and "FAIL] embedding model" in out and "fix:" in out
     code, _, err = run(capsys, "memory", "add", "--data-dir", str(tmp_path / "d"), "hello")
     assert code == 2 and "does not exist" in err
+    # Reading and forgetting need no model: they still work.
+    code, out, _ = run(capsys, "memory", "list", "--data-dir", str(tmp_path / "d"), "--json")
+    memory_id = json.loads(out.splitlines()[0])["id"]
+    assert code == 0 and "remember the milk" in out
+    code, out, _ = run(capsys, "memory", "history", "--data-dir", str(tmp_path / "d"), str(memory_id))
+    assert code == 0 and "remember the milk" in out
+    code, out, _ = run(capsys, "memory", "forget", "--data-dir", str(tmp_path / "d"), str(memory_id))
+    assert code == 0 and f"forgot #{memory_id}" in out
+    code, out, _ = run(capsys, "memory", "list", "--data-dir", str(tmp_path / "d"))
+    assert code == 0 and "remember the milk" not in out
 
 
 def test_doctor_all_good(capsys, tmp_path):

@@ -57,8 +57,10 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     history.set_defaults(run=_history)
 
 
-def _open(args) -> tuple[Engram, Scope]:
-    engram = Engram(getattr(args, "data_dir", None))
+def _open(args, meaning: bool = True) -> tuple[Engram, Scope]:
+    """The facade and the scope asked for; without ``meaning`` the embedding model is not
+    loaded (listing, reading and forgetting work even when it is missing or broken)."""
+    engram = Engram(getattr(args, "data_dir", None), meaning=meaning)
     return engram, Scope(user=args.user or engram.user, session=getattr(args, "session", "") or "")
 
 
@@ -91,14 +93,14 @@ def _search(args) -> int:
 
 
 def _list(args) -> int:
-    engram, scope = _open(args)
+    engram, scope = _open(args, meaning=False)
     for memory in engram.store.list(scope, kinds=args.kind, limit=args.limit):
         _show(memory, args.json)
     return 0
 
 
 def _forget(args) -> int:
-    engram, scope = _open(args)
+    engram, scope = _open(args, meaning=False)
     engram.store.get(args.id, scope)
     engram.store.delete(args.id, actor="user")
     print(f"forgot #{args.id}")
@@ -106,7 +108,7 @@ def _forget(args) -> int:
 
 
 def _history(args) -> int:
-    engram, scope = _open(args)
+    engram, scope = _open(args, meaning=False)
     if engram.store.get_many([args.id]) and not engram.store.get_many([args.id], scope):
         engram.store.get(args.id, scope)  # another user's memory: report it as not found
     for change in engram.store.history(args.id):

@@ -49,11 +49,13 @@ def embedding_model_path(settings: Settings) -> Path:
 
 class Engram:
     def __init__(self, data_dir: str | os.PathLike | None = None, config_dir: str | os.PathLike | None = None,
-                 embedder: Embedder | None = None, chat_model: ChatModel | None = None):
+                 embedder: Embedder | None = None, chat_model: ChatModel | None = None, *, meaning: bool = True):
+        """``meaning=False`` opens without the embedding model: enough to list, read and forget
+        memories, which must work even when that model is missing or broken."""
         self.settings = Settings.load(config_dir)
         self.data_dir = check_writable(paths.data_dir(data_dir or self.settings.data_dir or None))
         self.db = Database(self.data_dir / paths.DATABASE_FILE)
-        self.embedder = embedder or GGUFEmbedder(embedding_model_path(self.settings))
+        self.embedder = embedder or (GGUFEmbedder(embedding_model_path(self.settings)) if meaning else None)
         self.store = MemoryStore(self.db, self.embedder)
         self._chat_model = chat_model
         self._chat_model_lock = threading.Lock()

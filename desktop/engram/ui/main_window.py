@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget
 
-from engram.core.errors import EngramError, InvalidInput
+from engram.core.errors import EngramError, InvalidInput, ModelError
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
@@ -108,10 +108,13 @@ class MainWindow(QMainWindow):
         self.load_model()
 
     def _open_failed(self, error) -> None:
-        self.status.set_model_state("error", "data folder")
-        self.chat.notice.show_message(f"<b>Engram could not open its data.</b> {explain(error)}<br>"
-                                      "Choose another data folder in Settings › Data, then restart.", "error",
-                                      [("Settings…", self.open_settings)])
+        if isinstance(error, ModelError):   # the embedding model, which opening loads
+            what, where, state = "load its embedding model", "another embedding model in Settings › Models", "embedding model"
+        else:
+            what, where, state = "open its data", "another data folder in Settings › Data", "data folder"
+        self.status.set_model_state("error", state)
+        self.chat.notice.show_message(f"<b>Engram could not {what}.</b> {explain(error)}<br>"
+                                      f"Choose {where}, then restart.", "error", [("Settings…", self.open_settings)])
 
     def show_first_run(self, settings) -> None:
         if settings.chat_model:
