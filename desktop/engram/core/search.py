@@ -181,7 +181,7 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
     # candidate's share would not lift anything into the results.
     rows = store.db.query(
         "WITH pool(id, rank) AS (SELECT value, key FROM json_each(?))"
-        " SELECT m.id, m.application, m.agent, m.user, m.session, m.kind = 'message' AND pool.rank < ?,"
+        " SELECT m.id, m.application, m.agent, m.user, m.session, m.kind = 'message',"
         "  CASE WHEN m.kind = 'message' AND pool.rank < ? THEN"
         "  (SELECT max(n.id) FROM memories n WHERE n.session = m.session AND n.user = m.user"
         f"    AND n.agent = m.agent AND n.application = m.application AND n.kind = 'message' AND n.id < m.id AND {clause})"
@@ -191,8 +191,7 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
         f"    AND n.agent = m.agent AND n.application = m.application AND n.kind = 'message' AND n.id > m.id AND {clause})"
         "  END"
         " FROM pool CROSS JOIN memories m ON m.id = pool.id",
-        (json.dumps(ids), options.context_candidates, options.context_candidates, *params,
-         options.context_candidates, *params))
+        (json.dumps(ids), options.context_candidates, *params, options.context_candidates, *params))
     session_best: dict[tuple, float] = {}
     for memory_id, *where, _, _, _ in rows:
         if where[3]:

@@ -67,7 +67,6 @@ class VectorIndex:
             " ORDER BY m.id LIMIT ?", (limit,))
 
 
-
 def remove_everywhere(conn, memory_ids: Sequence[int]) -> None:
     """Remove memories' vectors from every model's table, inside the caller's transaction (before
     the memories themselves are deleted: the log needs their user)."""

@@ -98,10 +98,11 @@ class MainWindow(QMainWindow):
     def _opened(self, engram) -> None:
         self.status.set_model_state("loading")
         engram.outbox.start()
-        self.backend.disk(lambda engram: engram.store.warm(engram.user))
         self.files.attach(engram)
         self.refresh_sessions()
         self.memories.refresh()
+        # After the lists: the disk thread is one, and loading vectors takes seconds at 100k memories.
+        self.backend.disk(lambda engram: engram.store.warm(engram.user))
         self.refresh_health()
         self._health.start()
         self.show_first_run(engram.settings)
@@ -109,7 +110,8 @@ class MainWindow(QMainWindow):
 
     def _open_failed(self, error) -> None:
         if isinstance(error, ModelError):   # the embedding model, which opening loads
-            what, where, state = "load its embedding model", "another embedding model in Settings › Models", "embedding model"
+            what, where, state = ("load its embedding model", "another embedding model in Settings › Models",
+                                  "embedding model")
         else:
             what, where, state = "open its data", "another data folder in Settings › Data", "data folder"
         self.status.set_model_state("error", state)
