@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     for user in users:   # what the app does in the background at start, for its one user
         store.warm(user)
-    print(f"vectors loaded for search: {time.perf_counter() - started:.1f} s for {len(users)} user(s);"
+    # Loads each user's vectors; after an upgrade from a shared word index, also makes their own.
+    print(f"ready to search (MemoryStore.warm): {time.perf_counter() - started:.1f} s for {len(users)} user(s);"
           f" resident {resident_mb()}")
     queries = questions(args.data, args.queries)
     # Caches (SQLite's, the system's) warm up per user: the first search of each is shown apart.

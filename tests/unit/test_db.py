@@ -58,9 +58,10 @@ def test_missing_vector_extension_is_a_clear_error(tmp_path, monkeypatch):
     assert "reinstall" in caught.value.hint
 
 
-def test_the_word_index_is_rebuilt_with_owners_when_upgrading(tmp_path, monkeypatch):
-    """A database made before migration 5 (one-column word index) is upgraded in place: its memories
-    are found by words afterwards, only by their own user, Chinese included."""
+def test_each_users_word_index_is_made_from_their_memories_after_upgrading(tmp_path, monkeypatch):
+    """A database made before migration 5 (one shared word index) is upgraded in place: each
+    user's own word index is made when first needed, so their memories are found by words
+    afterwards, only by their own user, Chinese included, and a change after that is indexed once."""
     from engram.core import db as db_module
     from engram.core.scope import Scope
     from engram.core.search import SearchOptions
@@ -80,8 +81,12 @@ def test_the_word_index_is_rebuilt_with_owners_when_upgrading(tmp_path, monkeypa
     monkeypatch.setattr(db_module, "MIGRATIONS", MIGRATIONS)
     store = MemoryStore(Database(path), None)
     assert store.db.schema_version() == MIGRATIONS[-1].version
+    assert store.db.query("SELECT user FROM word_indexes") == []
     words = SearchOptions(mode="words", k=5)
     assert [h.memory.id for h in store.search("peanuts", Scope(user="alice"), words).hits] == [1]
-    assert [h.memory.id for h in store.search("peanuts", Scope(user="bob"), words).hits] == [2]
+    assert store.db.query("SELECT user FROM word_indexes") == [("alice",)]
     assert [h.memory.id for h in store.search("花生", Scope(user="alice"), words).hits] == [3]
-    assert sorted(h.memory.id for h in store.search("peanuts", Scope(), words).hits) == [1, 2]
+    store.update(2, text="peanuts are still my favourite")   # bob's index is made before the change
+    assert [h.memory.id for h in store.search("peanuts", Scope(user="bob"), words).hits] == [2]
+    assert [h.memory.id for h in store.search("still", Scope(user="bob"), words).hits] == [2]
+    assert store.search("peanuts", Scope(), words).hits == []   # the empty user holds nothing

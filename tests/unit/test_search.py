@@ -66,15 +66,22 @@ def test_the_remembered_pending_count_follows_changes(store):
     assert store.search("red gate", ALICE).notes
 
 
-def test_a_user_with_few_of_the_memories_is_searched_through_their_own_postings(store):
+def test_each_users_words_are_kept_and_searched_in_their_own_index(store):
+    from engram.core import word_index
     from engram.core.records import NewMemory
 
-    store.add_many([NewMemory(f"peanut butter note {n}", Scope(user="bob", session="s"), "fact") for n in range(10)])
+    bobs = store.add_many([NewMemory(f"peanut butter note {n}", Scope(user="bob", session="s"), "fact")
+                           for n in range(10)])
     mine = store.add("peanut allergy", Scope(user="alice", session="s"), "fact")
     words = SearchOptions(mode="words", k=20)
     assert [h.memory.id for h in store.search("peanut", Scope(user="alice"), words).hits] == [mine.id]
     assert len(store.search("peanut", Scope(user="bob"), words).hits) == 10
-    assert store.owner_shares["alice"][1] == 1 and store.owner_shares["bob"][1] is None
+    store.delete(bobs[0].id)
+    store.update(bobs[1].id, text="almond butter")
+    sizes = {user: word_index.documents(store.db, word_index.searched(store.db, user)) for user in ("alice", "bob")}
+    assert sizes == {"alice": 1, "bob": 9}
+    assert len(store.search("peanut", Scope(user="bob"), words).hits) == 8
+    assert word_index.searched(store.db, "carol") is None   # no memories: no index made
 
 
 def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db, tmp_path):
@@ -96,7 +103,6 @@ def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db,
     for query in ("red dog", "blue bird walk", "cat"):
         among = {shared.get(i).text: score for i, score in words_ranked(shared, query, Scope(user="alice"), words)}
         only = {alone.get(i).text: score for i, score in words_ranked(alone, query, Scope(user="alice"), words)}
-        assert shared.owner_shares["alice"][1] == len(alice)       # the own-statistics path ran
         assert among.keys() == only.keys() and all(among[t] == pytest.approx(only[t]) for t in only)
 
 

@@ -60,7 +60,7 @@ def test_broken_embedder_leaves_store_unchanged(db):
     with pytest.raises(RuntimeError):
         store.add("I am allergic to peanuts", ALICE)
     assert store.count() == 0
-    assert db.query("SELECT count(*) FROM memory_fts")[0][0] == 0
+    assert db.query("SELECT count(*) FROM word_indexes")[0][0] == 0   # not even an empty word index
 
 
 def test_update_reindexes_words_and_vectors(store):

@@ -1,6 +1,6 @@
 import pytest
 
-from engram.core import words
+from engram.core import word_index, words
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions
 from engram.core.word_search import words_ranked
@@ -100,7 +100,8 @@ def ranked(store, query, scope=ALICE):
 def test_common_terms_still_score_what_rare_ones_find(store, talk):
     hits = dict(ranked(store, "museum hiking"))
     assert set(hits) == {talk["museum trip, no hiking"], talk["the museum was closed"]}
-    plain = dict(store.db.query("SELECT rowid, -bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ?",
+    table = word_index.searched(store.db, "alice")
+    plain = dict(store.db.query(f"SELECT rowid, -bm25({table}) FROM {table} WHERE {table} MATCH ?",
                                 ('"museum" OR "hiking"',)))
     assert hits == pytest.approx({memory_id: plain[memory_id] for memory_id in hits})
 

@@ -15,10 +15,9 @@ from typing import Any
 import apsw
 import sqlite_vec
 
-from engram.core import bm25
 from engram.core.errors import DatabaseError, DataDirError
-from engram.core.migrations import MIGRATIONS
-from engram.core.words import index_text, owner_token
+from engram.core.migrations import MIGRATIONS, owner_token
+from engram.core.words import index_text
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -60,10 +59,10 @@ class Database:
             self.conn.enable_load_extension(True)
             self.conn.load_extension(sqlite_vec.loadable_path())
             self.conn.enable_load_extension(False)
-            # Migrations index words with the same code as the store.
+            # Word indexes are filled (by migrations, and per user in core/word_index.py) with the
+            # same code that indexes each new memory.
             self.conn.create_scalar_function("engram_index_text", index_text, 1, deterministic=True)
             self.conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
-            self.conn.register_fts5_function(bm25.FUNCTION, bm25.score)
             self._configure()
             self._migrate()
         except apsw.ExtensionLoadingError as e:

@@ -1,10 +1,12 @@
 """Who a record belongs to: application, agent, user, session.
 
 Writing uses a storage scope (every field as given). Searching uses a search scope, where an
-empty field means "any". The filter is always part of the SQL statement, so rows outside the
-scope are never read into Python; the one exception is search's in-memory copy of a user's
-vectors (core/vector_mirror.py), loaded with the user in the SQL and filtered by the rest of
-the scope in memory.
+empty field means "any", except the user: a search reads one user's memories, those stored with
+exactly that user (empty included), through that user's word index and vector copy. Listing
+and counting read "any" user when it is empty. The filter is always part of the SQL statement,
+so rows outside the scope are never read into Python; the one exception is search's in-memory
+copy of a user's vectors (core/vector_mirror.py), loaded with the user in the SQL and filtered
+by the rest of the scope in memory.
 """
 
 from __future__ import annotations

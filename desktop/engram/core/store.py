@@ -1,9 +1,10 @@
 """The memory store: add, get, update, delete, list and the history of every change.
 
-Texts live in ``memories`` and, prepared for words, in ``memory_fts``; vectors live in the active
-embedding model's vec0 table. All three change in one transaction. A memory without a vector
-in the active model's space is "pending": it is still found by words, and ``embed_pending``
-fills the gap (after a model change, or when the turn engine defers embedding to the outbox).
+Texts live in ``memories`` and, prepared for words, in their user's word index
+(core/word_index.py); vectors live in the active embedding model's vec0 table. All three change
+in one transaction. A memory without a vector in the active model's space is "pending": it is
+still found by words, and ``embed_pending`` fills the gap (after a model change, or when the
+turn engine defers embedding to the outbox).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from engram.core import word_index
 from engram.core.db import Database
 from engram.core.embeddings import Embedder
 from engram.core.errors import InvalidInput, NotFound
@@ -21,7 +23,7 @@ from engram.core.records import (Actor, Change, Kind, Memory, NewMemory, check_i
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions, SearchResult, hybrid_search
 from engram.core.vectors import VectorIndex, remove_everywhere
-from engram.core.words import index_text, owner_token
+from engram.core.words import index_text
 
 _COLUMNS = ", ".join(f"m.{column.strip()}" for column in Memory.COLUMNS.split(","))
 _SELECT = f"SELECT {_COLUMNS} FROM memories m"
@@ -34,7 +36,6 @@ class MemoryStore:
         self.vectors = (VectorIndex(db, embedder.name, embedder.fingerprint, embedder.dimensions)
                         if embedder is not None else None)
         self._pending: tuple[tuple, int] | None = None   # (database change stamp, count)
-        self.owner_shares: dict[str, tuple[int, int | None]] = {}  # user: (memories then, theirs if under half)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -54,6 +55,7 @@ class MemoryStore:
         ids: list[int] = []
         fresh: list[tuple[int, int]] = []  # (position in items, memory id) of newly stored ones
         with self.db.transaction() as conn:
+            indexes = {user: word_index.made(conn, user) for user in {item.scope.user for item in items}}
             for position, (text, item, kind, chash) in enumerate(prepared):
                 existing = conn.execute(
                     "SELECT id FROM memories WHERE application=? AND agent=? AND user=? AND session=?"
@@ -70,8 +72,8 @@ class MemoryStore:
                      json.dumps(list(item.source_ids)), json.dumps(item.source, ensure_ascii=False), chash,
                      int(item.pinned)))
                 memory_id = conn.last_insert_rowid()
-                conn.execute("INSERT INTO memory_fts(rowid, body, owner) VALUES (?, ?, ?)",
-                             (memory_id, index_text(text), owner_token(item.scope.user)))
+                conn.execute(f"INSERT INTO {indexes[item.scope.user]}(rowid, body) VALUES (?, ?)",
+                             (memory_id, index_text(text)))
                 self._record(conn, memory_id, "add", actor, None, text)
                 ids.append(memory_id)
                 fresh.append((position, memory_id))
@@ -125,9 +127,9 @@ class MemoryStore:
                     raise InvalidInput("an identical memory already exists in this scope") from e
                 raise
             if "text" in changes:
-                conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
-                conn.execute("INSERT INTO memory_fts(rowid, body, owner) VALUES (?, ?, ?)",
-                             (memory_id, index_text(new_text), owner_token(old.scope.user)))
+                words = word_index.made(conn, old.scope.user)
+                conn.execute(f"DELETE FROM {words} WHERE rowid = ?", (memory_id,))
+                conn.execute(f"INSERT INTO {words}(rowid, body) VALUES (?, ?)", (memory_id, index_text(new_text)))
             if "text" in changes or "kind" in changes:
                 remove_everywhere(conn, [memory_id])
             if self.vectors is not None and ("text" in changes or "kind" in changes):
@@ -140,9 +142,9 @@ class MemoryStore:
 
     def delete(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> None:
         """Forget a memory for real: its text, vectors, index entry and old texts in the history."""
-        self.get(memory_id)
+        user = self.get(memory_id).scope.user
         with self.db.transaction() as conn:
-            conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (memory_id,))
+            conn.execute(f"DELETE FROM {word_index.made(conn, user)} WHERE rowid = ?", (memory_id,))
             remove_everywhere(conn, [memory_id])
             conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
             conn.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
@@ -217,7 +219,9 @@ class MemoryStore:
         return hybrid_search(self, query, scope, options)
 
     def warm(self, user: str) -> None:
-        """Load the user's vectors for search now (seconds at 100k memories), not at the first search."""
+        """Load the user's vectors for search now (seconds at 100k memories), and make their word
+        index if an upgrade left it to be made (a minute at a million), not at the first search."""
+        word_index.searched(self.db, user)
         if self.vectors is not None:
             self.vectors.mirror.warm(user)
 

@@ -12,7 +12,6 @@ query's rarer terms are ranked; they are still scored by every term (see ``match
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 
@@ -55,13 +54,6 @@ def index_text(text: str) -> str:
     return " ".join(_terms(text))
 
 
-def owner_token(user: str) -> str:
-    """The one word the index's ``owner`` column holds for a user's memories: a search adds it to
-    its MATCH, so FTS5 reads only that user's postings (at a million memories over 100 users,
-    p95 110 → 19 ms). A hash, so it is a single token whatever the user's name."""
-    return "u" + hashlib.blake2b(user.encode("utf-8"), digest_size=8).hexdigest()
-
-
 def query_terms(text: str) -> list[str]:
     """The query's distinct terms, without stopwords unless there is nothing else."""
     terms = list(dict.fromkeys(_terms(text)))
@@ -89,21 +81,12 @@ def match_queries(text: str, documents_with: Callable[[str, int], int], document
     which exists when some terms are common, finds those of them that also hold a common one
     and scores them by every term. A document holding only common terms is not found.
     """
-    rare, others = rare_and_common(text, documents_with, documents)
-    if not rare:
-        return []
-    return [any_of(rare)] + ([f"({any_of(rare)}) AND ({any_of(others)})"] if others else [])
-
-
-def rare_and_common(text: str, documents_with: Callable[[str, int], int], documents: int
-                    ) -> tuple[list[str], list[str]]:
-    """The query's terms that pick the documents to rank (rare ones; or, when every term is
-    common, the rarest), and the others; see ``match_queries``."""
     terms = query_terms(text)
     if len(terms) < 2:
-        return terms, []
+        return [any_of(terms)] if terms else []
     common = max(COMMON_AT_LEAST, int(documents * COMMON_SHARE))
     rare = [t for t in terms if documents_with(phrase(t), common + 1) <= common]
     if not rare:
         rare = [min(terms, key=lambda t: documents_with(phrase(t), -1))]
-    return rare, [t for t in terms if t not in rare]
+    others = [t for t in terms if t not in rare]
+    return [any_of(rare)] + ([f"({any_of(rare)}) AND ({any_of(others)})"] if others else [])
