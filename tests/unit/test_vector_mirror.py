@@ -65,7 +65,7 @@ def test_scope_and_kinds_filter_and_users_never_mix(store):
     assert store.vectors.nearest(query, Scope(user="alice", session="nowhere"), (), 10) == []
     assert set(i for i, _ in store.vectors.nearest(bob_rows[0], Scope(user="bob"), (), 200)) == set(bob_ids)
     assert store.vectors.nearest(query, Scope(user="carol"), (), 10) == []
-    assert len(store.vectors.nearest(query, Scope(), (), 500)) == 150   # no user: everyone's, as vec0 does
+    assert store.vectors.nearest(query, Scope(), (), 500) == []   # the empty user is a user, who has none
 
 
 def test_a_zero_query_vector_finds_nothing(store):
@@ -115,11 +115,43 @@ def test_reading_vec0s_storage_gives_what_its_select_gives(store):
     for memory_id in np.random.default_rng(23).choice(np.concatenate(ids), 400, replace=False):
         store.delete(int(memory_id))
     mirror = store.vectors.mirror
-    for user in ("alice", "bob", "carol", ""):
+    assert list(mirror._all(store.db.conn, "")) == []   # nobody's memories are stored under the empty user
+    for user in ("alice", "bob", "carol"):
         blocks = list(mirror._all(store.db.conn, user, block=1000))
         read_ids, read_vectors = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
-        where, params = ("WHERE user = ?", (user,)) if user else ("", ())
-        reference = dict(store.db.query(f"SELECT memory_id, embedding FROM {store.vectors.table} {where}", params))
+        reference = dict(store.db.query(f"SELECT memory_id, embedding FROM {store.vectors.table} WHERE user = ?",
+                                        (user,)))
         assert sorted(read_ids.tolist()) == sorted(reference)
         for memory_id, vector in zip(read_ids, read_vectors):
             assert vector.tobytes() == reference[int(memory_id)]
+
+
+def test_loading_a_copy_does_not_hold_up_writes(tmp_path, monkeypatch):
+    """A user's vectors load on the database's second connection: a memory added meanwhile is
+    stored at once (not after the load), and the copy takes it in before answering."""
+    import threading
+
+    from engram.core import vector_mirror
+
+    store = MemoryStore(Database(tmp_path / "engram.sqlite"), FakeEmbedder(DIMENSIONS))
+    ids, rows = fill(store, ALICE, 30, seed=12)
+    reading, written, gave_up = threading.Event(), threading.Event(), threading.Event()
+    read_all = vector_mirror.VectorMirror._all
+
+    def paused(self, conn, user, block=8192):
+        reading.set()
+        if not written.wait(5):
+            gave_up.set()
+        yield from read_all(self, conn, user, block)
+
+    monkeypatch.setattr(vector_mirror.VectorMirror, "_all", paused)
+    loading = threading.Thread(target=store.warm, args=("alice",))
+    loading.start()
+    assert reading.wait(10)
+    new_ids, new_rows = fill(store, ALICE, 1, seed=13)   # while the load holds its snapshot
+    assert not gave_up.is_set(), "the write waited for the load"
+    written.set()
+    loading.join(10)
+    assert not loading.is_alive()
+    assert store.vectors.nearest(new_rows[0], Scope(user="alice"), (), 1)[0][0] == new_ids[0]
+    assert store.vectors.nearest(rows[5], Scope(user="alice"), (), 1)[0][0] == ids[5]

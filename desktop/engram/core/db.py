@@ -53,12 +53,10 @@ class Database:
             _check_file(self.path)
         self._lock = threading.RLock()
         self._holder: int | None = None   # the thread inside transaction(), if any
+        self._reader: apsw.Connection | None = None   # for snapshot(), opened at its first use
+        self._reader_lock = threading.Lock()
         try:
-            self.conn = apsw.Connection(str(path))
-            self.conn.set_busy_timeout(5000)
-            self.conn.enable_load_extension(True)
-            self.conn.load_extension(sqlite_vec.loadable_path())
-            self.conn.enable_load_extension(False)
+            self.conn = self._connect()
             # Word indexes are filled (by migrations, and per user in core/word_index.py) with the
             # same code that indexes each new memory.
             self.conn.create_scalar_function("engram_index_text", index_text, 1, deterministic=True)
@@ -74,6 +72,14 @@ class Database:
         except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as e:
             raise DataDirError(f"cannot open {path} for writing: {e}",
                                hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
+
+    def _connect(self) -> apsw.Connection:
+        conn = apsw.Connection(str(self.path or ":memory:"))
+        conn.set_busy_timeout(5000)
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        conn.enable_load_extension(False)
+        return conn
 
     def _configure(self) -> None:
         if self.path is not None:
@@ -117,6 +123,26 @@ class Database:
             finally:
                 self._holder = outer
 
+    @contextmanager
+    def snapshot(self) -> Iterator[apsw.Connection]:
+        """A read transaction on a second connection: a long read (a user's vectors, seconds at
+        100k memories) then sees one consistent state without holding up this connection's
+        writes, e.g. the message a person sends meanwhile (WAL lets both proceed). An in-memory
+        database has no second connection; the read then runs in a transaction here."""
+        if self.path is None:
+            with self.transaction() as conn:
+                yield conn
+            return
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = self._connect()
+                self._reader.execute("PRAGMA query_only=ON")
+            self._reader.execute("BEGIN")
+            try:
+                yield self._reader
+            finally:
+                self._reader.execute("ROLLBACK")
+
     def in_transaction_here(self) -> bool:
         """Whether this thread is inside ``transaction``: work handed to another thread that needs
         the database would then wait for this one, which waits for it."""
@@ -144,6 +170,9 @@ class Database:
         return self.query_one("SELECT max(version) FROM schema_migrations")[0] or 0
 
     def close(self) -> None:
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
         self.conn.close()
 
 

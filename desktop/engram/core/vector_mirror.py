@@ -52,7 +52,7 @@ def _grown(array: np.ndarray, capacity: int, axis: int = 0) -> np.ndarray:
 
 
 class UserVectors:
-    """One user's vectors (or every user's, for an empty user) in one embedding model's space."""
+    """One user's vectors in one embedding model's space (the empty user is a user like any other)."""
 
     def __init__(self, dimensions: int):
         self.dimensions = dimensions
@@ -173,46 +173,55 @@ class VectorMirror:
         copy = self._users.get(user)
         if copy is not None and copy.stamp == stamp:
             return copy
+        while copy is None or not self._caught_up(copy, user):
+            copy = self._users[user] = self._loaded(user)
+        copy.stamp = stamp
+        return copy
+
+    def _loaded(self, user: str) -> UserVectors:
+        """A fresh copy of the user's vectors, read on the database's second connection, so that
+        writes go on meanwhile; ``seq`` is the log position of the same snapshot."""
+        with self.db.snapshot() as conn:
+            copy = UserVectors(self.dimensions)
+            copy.reserve(self._capacity(conn, user))  # growing by doubling would need twice the memory
+            for block in self._all(conn, user):
+                copy.append(*self._described(conn, user, *block))
+            copy.seq = conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
+        return copy
+
+    def _caught_up(self, copy: UserVectors, user: str) -> bool:
+        """Apply the changes logged since the copy's position; False when the log no longer
+        reaches back that far, or when there are so many that reloading is cheaper."""
         with self.db.transaction() as conn:  # one snapshot: the log position and the rows agree
             oldest, newest = conn.execute("SELECT min(seq), max(seq) FROM vector_log").fetchone()
-            copy = self._users.get(user)
-            if copy is not None and newest is not None and newest > copy.seq:
-                changed = [i for (i,) in conn.execute(
-                    "SELECT DISTINCT memory_id FROM vector_log WHERE seq > ? AND model_id = ?"
-                    " AND (user = ? OR ? = '') LIMIT ?", (copy.seq, self.model_id, user, user, RELOAD_AFTER + 1))]
-                if copy.seq < oldest - 1 or len(changed) > RELOAD_AFTER:
-                    copy = None  # the log no longer reaches back to this copy, or reloading is cheaper
-                else:
-                    copy.remove(changed)
-                    copy.append(*self._described(conn, user, *self._some(conn, changed)))
-                    copy.seq = newest
-            if copy is None:
-                copy = UserVectors(self.dimensions)
-                copy.reserve(self._capacity(conn, user))  # growing by doubling would need twice the memory
-                for block in self._all(conn, user):
-                    copy.append(*self._described(conn, user, *block))
-                copy.seq = newest or 0
-                self._users[user] = copy
-            copy.stamp = stamp
-            return copy
+            if newest is None or newest <= copy.seq:
+                return True
+            changed = [i for (i,) in conn.execute(
+                "SELECT DISTINCT memory_id FROM vector_log WHERE seq > ? AND model_id = ?"
+                " AND user = ? LIMIT ?", (copy.seq, self.model_id, user, RELOAD_AFTER + 1))]
+            if copy.seq < oldest - 1 or len(changed) > RELOAD_AFTER:
+                return False
+            copy.remove(changed)
+            copy.append(*self._described(conn, user, *self._some(conn, changed)))
+            copy.seq = newest
+            return True
 
     def _capacity(self, conn, user: str) -> int:
         """Room for every vector of the user: the slots of the user's vec0 chunks."""
-        where, params = ("WHERE partition00 = ?", [user]) if user else ("", [])
-        return conn.execute(f"SELECT coalesce(sum(size), 0) FROM {self.table}_chunks {where}", params).fetchone()[0]
+        return conn.execute(f"SELECT coalesce(sum(size), 0) FROM {self.table}_chunks WHERE partition00 = ?",
+                            (user,)).fetchone()[0]
 
     def _all(self, conn, user: str, block: int = 8192) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """(memory ids, vectors) of a user (every user's for ""), a block at a time (memory stays
-        bounded), read from vec0's storage tables: chunks of vectors with a validity bitmap and
-        their rowids, one partition value each. vec0's own SELECT reads a partition by scanning
+        """(memory ids, vectors) of a user, a block at a time (memory stays bounded), read from
+        vec0's storage tables: chunks of vectors with a validity bitmap and their rowids, one
+        partition value each. vec0's own SELECT reads a partition by scanning
         every user's rows (10 s for one user's 10k vectors among a million); this reads only the
         user's chunks. sqlite-vec is pinned, and a test checks this against vec0's own SELECT."""
-        where, params = ("WHERE c.partition00 = ?", [user]) if user else ("", [])
         ids: list[np.ndarray] = []
         vectors: list[np.ndarray] = []
         for size, validity, rowids, blob in conn.execute(
                 f"SELECT c.size, c.validity, c.rowids, v.vectors FROM {self.table}_chunks c"
-                f" JOIN {self.table}_vector_chunks00 v ON v.rowid = c.chunk_id {where}", params):
+                f" JOIN {self.table}_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ?", (user,)):
             valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size].astype(bool)
             ids.append(np.frombuffer(rowids, np.int64)[:size][valid])
             vectors.append(np.frombuffer(blob, np.float32).reshape(size, self.dimensions)[valid])
@@ -231,12 +240,11 @@ class VectorMirror:
 
     @staticmethod
     def _described(conn, user: str, ids: np.ndarray, vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
-        """The vectors that belong to the user's memories (all, for ""), with each memory's kind,
-        session, agent and application, read with the user in the SQL."""
-        where = " AND m.user = ?" if user else ""
+        """The vectors that belong to the user's memories, with each memory's kind, session, agent
+        and application, read with the user in the SQL."""
         rows = conn.execute(f"SELECT m.id, {', '.join('m.' + c for c in METADATA)} FROM json_each(?) AS wanted"
-                            f" CROSS JOIN memories m ON m.id = wanted.value WHERE 1{where} ORDER BY m.id",
-                            [json.dumps(ids.tolist()), *([user] if user else [])]).fetchall()
+                            " CROSS JOIN memories m ON m.id = wanted.value WHERE m.user = ? ORDER BY m.id",
+                            (json.dumps(ids.tolist()), user)).fetchall()
         known = np.array([r[0] for r in rows], np.int64)
         position = np.minimum(np.searchsorted(known, ids), max(len(known) - 1, 0))
         keep = known[position] == ids if len(known) else np.zeros(len(ids), bool)
