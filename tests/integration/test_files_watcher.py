@@ -4,6 +4,7 @@ import pytest
 
 from engram.core.files import INDEX_NAME
 from engram.core.files.index import INDEXED, PROBLEM
+from engram.core.scope import Scope
 from files_helpers import other_process, start, wait_for
 
 pytestmark = pytest.mark.real_model
@@ -133,3 +134,37 @@ def test_bad_files_get_a_status_and_the_watcher_goes_on(watched, tmp_path):
     assert w.watcher.errors == 0
     wait_for(w.watcher.idle, what="the watcher to be idle")
     assert rebuilt_equals_incremental(w)
+
+
+def test_a_deleted_sessions_folder_moves_to_the_trash_under_the_watcher(make_engram):
+    from engram.core.files.watcher import FolderWatcher
+
+    engram = make_engram()
+    gone = engram.sessions.get_or_create("gone", "alice", title="Old plans")
+    kept = engram.sessions.get_or_create("kept", "alice", title="New plans")
+    engram.files.write(gone.folder, "plan.md", "# Plan\nOld plan\n")
+    folder = engram.files.folder(gone.folder).path
+    (folder / "by-hand.md").write_text("# Mine\nwritten by hand\n")
+    kept_folder = engram.files.folder(kept.folder).path
+    kept_folder.mkdir()
+    with FolderWatcher(engram.files, debounce=0.05) as watcher:
+        wait_for(lambda: engram.files.status(gone.folder, "by-hand.md").status == INDEXED, what="by-hand.md")
+        other_process("""(Path(folder) / "late.md").write_text("# Late\\nwritten just before the delete\\n")""",
+                      folder=str(folder))
+        deleted = engram.delete_session("gone")
+        assert deleted.problem is None and not folder.exists()
+        # watchdog keeps watching a folder moved out of the tree and reports it under its old path
+        other_process("""
+            (Path(trashed) / "plan.md").write_text("# Plan\\nedited in the trash\\n")
+            (Path(trashed) / "new.md").write_text("# New\\nadded in the trash\\n")
+        """, trashed=str(deleted.trashed))
+        other_process("""(Path(folder) / "after.md").write_text("# After\\nthe watcher goes on\\n")""",
+                      folder=str(kept_folder))
+        wait_for(lambda: engram.files.status(kept.folder, "after.md").status == INDEXED, what="after.md")
+        wait_for(watcher.idle, what="the watcher to be idle")
+        assert watcher.errors == 0
+    assert not folder.exists() and engram.files.statuses(gone.folder) == []
+    assert sorted(p.name for p in deleted.trashed.iterdir()) == ["by-hand.md", "late.md", "memories.md", "new.md",
+                                                                 "plan.md"]
+    assert (deleted.trashed / "by-hand.md").read_text() == "# Mine\nwritten by hand\n"
+    assert [m.source["folder"] for m in engram.store.list(Scope(user="alice"), kinds=["file"])] == [kept.folder]

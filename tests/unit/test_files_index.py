@@ -172,3 +172,59 @@ def test_a_folder_without_a_session_is_left_alone(index, tmp_path):
     (stray / "x.md").write_text("x")
     assert index.sync_folder("not-a-session") == []
     assert not (stray / INDEX_NAME).exists()
+
+
+def test_an_index_that_cannot_be_written_is_reported_until_it_can_be(index, session, folder):
+    from engram.core.files.tools import file_tools
+
+    events = []
+    index.subscribe(events.append)
+    (folder / "plan.md").write_text("# Plan\nLisbon in May\n")
+    (folder / INDEX_NAME).mkdir()                                   # a folder in the index's place ...
+    (folder / INDEX_NAME / "mine.md").write_text("# Mine\nmy own words\n")
+    index.sync_folder(session.folder)
+    found = {s.name: s for s in index.statuses(session.folder)}
+    problem = found[INDEX_NAME]
+    assert problem.status == PROBLEM and problem.detail.startswith("a folder named memories.md is in the way")
+    assert found["plan.md"].status == INDEXED and texts(index, session.folder, "plan.md") == ["plan.md › Plan\nLisbon in May"]
+    assert texts(index, session.folder, "memories.md/mine.md") == ["memories.md/mine.md › Mine\nmy own words"]
+    assert "- memories.md: (not written: a folder named memories.md is in the way" in \
+        next(t for t in file_tools(index, session.folder) if t.name == "files_list").call({})
+    assert [e.status.status for e in events if e.name == INDEX_NAME] == [PROBLEM]
+
+    index.write(session.folder, "more.md", "# More\nstill saved\n")  # other writes go on; reported once
+    assert index.status(session.folder, "more.md").status == INDEXED
+    assert [e.status.status for e in events if e.name == INDEX_NAME] == [PROBLEM]
+    assert (folder / INDEX_NAME / "mine.md").read_text() == "# Mine\nmy own words\n"     # ... is never replaced
+
+    (folder / INDEX_NAME / "mine.md").rename(folder / "mine.md")
+    (folder / INDEX_NAME).rmdir()
+    index.sync_folder(session.folder)
+    assert INDEX_NAME not in {s.name for s in index.statuses(session.folder)}
+    assert [e.status.status for e in events if e.name == INDEX_NAME] == [PROBLEM, REMOVED]
+    text = (folder / INDEX_NAME).read_text()
+    assert "- **plan.md**: Plan" in text and "- **mine.md**: Mine" in text and "- **more.md**: More" in text
+    assert "**memories.md" not in text
+
+
+def test_a_folder_gone_from_disk_has_no_index_problem(index, session, folder):
+    (folder / INDEX_NAME).mkdir()
+    index.sync_folder(session.folder)
+    assert index.status(session.folder, INDEX_NAME).status == PROBLEM
+    (folder / INDEX_NAME).rmdir()
+    folder.rmdir()
+    index.sync_folder(session.folder)
+    assert index.statuses(session.folder) == [] and not folder.exists()
+
+
+def test_a_folder_whose_session_is_deleted_is_not_written_again(index, session, folder):
+    from engram.core.errors import NotFound
+
+    index.write(session.folder, "a.md", "# A\none\n")
+    index.forget(session.folder)
+    index.db.execute("DELETE FROM sessions WHERE id = ?", (session.id,))
+    folder.rename(folder.parent / "elsewhere")
+    with pytest.raises(NotFound, match="not the folder of a session"):
+        index.write(session.folder, "b.md", "# B\ntwo\n")
+    assert index.sync_folder(session.folder) == [] and index.sync_file(session.folder, INDEX_NAME) is None
+    assert not folder.exists()

@@ -90,7 +90,7 @@ def test_delete_removes_messages_and_the_memories_taken_from_the_session(make_en
     engram.turn_engine.send("keep", "unrelated words")
     engram.outbox.run_due()
     assert engram.store.count(Scope(user="u", session="s")) == 2
-    assert engram.delete_session("s") == 2
+    assert engram.delete_session("s").messages == 2
     assert engram.store.count(Scope(user="u", session="s")) == 0
     assert engram.store.count(Scope(user="u", session="keep")) == 2
     assert engram.db.query_one("SELECT count(*) FROM messages WHERE session_id = 's'")[0] == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from engram.core.app import Engram
@@ -33,7 +34,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     rename.set_defaults(run=_rename)
 
     delete = sub.add_parser("delete", parents=[common],
-                            help="delete a session, its messages and every memory taken from it")
+                            help="delete a session, its messages and every memory taken from it;"
+                                 " its folder of files moves to <data dir>/trash/")
     delete.add_argument("session")
     delete.add_argument("--user")
     delete.set_defaults(run=_delete)
@@ -89,8 +91,13 @@ def _rename(args) -> int:
 def _delete(args) -> int:
     engram = _open(args)
     _owned(engram, args)
-    count = engram.delete_session(args.session)
-    print(f"deleted session {args.session} ({count} messages and the memories taken from them)")
+    deleted = engram.delete_session(args.session)
+    print(f"deleted session {args.session} ({deleted.messages} messages and the memories taken from them)")
+    if deleted.problem is not None:
+        print(f"error: {deleted.problem}", file=sys.stderr)
+        return 1
+    if deleted.trashed is not None:
+        print(f"its files were moved to {deleted.trashed}")
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from engram.core.context import ContextProvider
 from engram.core.db import Database
 from engram.core.embeddings import Embedder, GGUFEmbedder
 from engram.core.errors import DataDirError
-from engram.core.files import SESSIONS_DIR, FileIndex
+from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.provider import FileMemoryProvider
 from engram.core.settings import Settings
 from engram.core.memory_options import MemoryOptions
@@ -45,6 +46,17 @@ def check_writable(folder: Path) -> Path:
 
 def embedding_model_path(settings: Settings) -> Path:
     return Path(settings.embedding_model).expanduser() if settings.embedding_model else paths.BUNDLED_EMBEDDING_MODEL
+
+
+@dataclass(frozen=True)
+class DeletedSession:
+    """What deleting a session did: how many messages went, and where its folder of files went
+    (``trashed``; None when it had none), or why the folder is still in place (``problem``)."""
+
+    messages: int
+    folder: Path
+    trashed: Path | None = None
+    problem: DataDirError | None = None
 
 
 class Engram:
@@ -122,10 +134,17 @@ class Engram:
         return TurnEngine(self.sessions, self.turns, self.store, self.outbox, self.chat_model,
                           self.context_providers(), self.memory_options)
 
-    def delete_session(self, session_id: str) -> int:
-        """Forget a session for real: messages, turn records and the memories taken from it."""
-        return self.sessions.delete(session_id, lambda s: (self.files.forget(s.folder),
-                                                          forget_session(self.store, s.user, s.id)))
+    def delete_session(self, session_id: str) -> DeletedSession:
+        """Forget a session for real: messages, turn records and the memories taken from it. Then,
+        its folder of files (which may hold a person's own notes) moves to <data dir>/trash/. When
+        it cannot move, the session is deleted all the same and the problem is returned."""
+        folder = self.files.folder(self.sessions.get(session_id).folder)
+        messages = self.sessions.delete(session_id, lambda s: (self.files.forget(s.folder),
+                                                               forget_session(self.store, s.user, s.id)))
+        try:
+            return DeletedSession(messages, folder.path, self.files.discard(folder.name, self.data_dir / TRASH_DIR))
+        except DataDirError as e:
+            return DeletedSession(messages, folder.path, problem=e)
 
     def apply_settings(self, changed: set[str] = frozenset()) -> None:
         """Use changed settings without a restart (the window's Settings): memory options from the

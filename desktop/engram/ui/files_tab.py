@@ -4,12 +4,14 @@ through the core's file index, and live updates from the folder watcher.
 Changes made on disk by another program arrive as the index's file events. An open file with no
 unsaved edits simply reloads; with unsaved edits, the conflict is shown and nothing is
 overwritten until the person chooses. A save also checks that the file on disk is still the one
-that was opened.
+that was opened. When memories.md (the folder's generated index) cannot be written, a banner
+says why until a later write succeeds.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFontDatabase
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMe
                                QPushButton, QSizePolicy, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
+from engram.core.files import INDEX_NAME
 from engram.ui.markdown_view import MarkdownView
 from engram.ui.notice import Notice
 
@@ -62,6 +65,8 @@ class FilesTab(QWidget):
         top.addWidget(self.new_button)
         top.addWidget(self.open_button)
         layout.addLayout(top)
+        self.index_problem = Notice(closable=False)
+        layout.addWidget(self.index_problem)
 
         split = QSplitter(Qt.Vertical)
         self.tree = QTreeWidget()
@@ -158,6 +163,7 @@ class FilesTab(QWidget):
         folder = self.folder
         if folder is None or not self.backend.ready:
             self.tree.clear()
+            self.index_problem.hide()
             return
 
         def scan(engram):
@@ -170,6 +176,7 @@ class FilesTab(QWidget):
         folder, entries, statuses = found
         if folder != self.folder:
             return
+        self._show_index_problem(statuses.get(INDEX_NAME))
         self.tree.clear()
         dirs: dict[str, QTreeWidgetItem] = {}
         chosen = None
@@ -198,6 +205,21 @@ class FilesTab(QWidget):
             self.tree.blockSignals(True)
             self.tree.setCurrentItem(chosen)
             self.tree.blockSignals(False)
+
+    def _show_index_problem(self, status) -> None:
+        if status is None:
+            self.index_problem.hide()
+            return
+        self.index_problem.show_message(
+            f"<b>{INDEX_NAME} could not be written:</b> {html.escape(status.detail)}.<br>Your files are untouched"
+            " and still indexed; only the index file is out of date.", "warning",
+            [("Try again", self._write_index_again)])
+
+    def _write_index_again(self) -> None:
+        folder = self.folder
+        if folder is not None:
+            self.backend.disk(lambda engram: engram.files.sync_folder(folder), returned=lambda _: self.refresh(),
+                              errored=self._failed)
 
     def _selected(self, item, _previous) -> None:
         name = item.data(0, Qt.UserRole) if item is not None else None

@@ -76,6 +76,8 @@ class SessionsPanel(QWidget):
         settings.clicked.connect(self.settings_requested)
         layout.addWidget(settings)
         self._titles: dict[str, str] = {}
+        self._folders: dict[str, str] = {}
+        self.trash = ""                 # where a deleted chat's folder goes (<data dir>/trash), once known
         self._quiet = False
 
     def show_sessions(self, sessions: list, current: str | None) -> None:
@@ -83,9 +85,11 @@ class SessionsPanel(QWidget):
         self._quiet = True
         self.list.clear()
         self._titles = {}
+        self._folders = {}
         for session in sessions:
             title = session.title or "New chat"
             self._titles[session.id] = title
+            self._folders[session.id] = session.folder
             item = QListWidgetItem(f"{title}\n{ago(session.updated_at)}")
             item.setData(Qt.UserRole, session.id)
             item.setToolTip(f"{title}\nfolder: {session.folder}")
@@ -118,10 +122,13 @@ class SessionsPanel(QWidget):
             self.rename_requested.emit(session_id, title.strip())
 
     def ask_delete(self, session_id: str) -> None:
+        folder = self._folders.get(session_id, "")
         answer = QMessageBox.question(
             self, "Delete chat",
             f"Delete “{self._titles.get(session_id, session_id)}”?\n\nIts messages, its context records and the"
-            " memories taken from it are forgotten for good. Its folder of files is kept on disk.",
+            f" memories taken from it are forgotten for good.\n\nIts folder of files{f' ({folder})' if folder else ''}"
+            f" is moved to the trash folder {self.trash or 'in the data folder'}, where you can still open it;"
+            " delete it there to erase the files.",
             QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
         if answer == QMessageBox.Yes:
             self.delete_requested.emit(session_id)

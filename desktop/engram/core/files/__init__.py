@@ -4,7 +4,8 @@
 from engram.core.files.folder import SessionFolder
 from engram.core.files.index import FileEvent, FileIndex, FileStatus
 from engram.core.files.names import INDEX_NAME
+from engram.core.files.trash import TRASH_DIR
 
 SESSIONS_DIR = "sessions"
 
-__all__ = ["SESSIONS_DIR", "INDEX_NAME", "FileEvent", "FileIndex", "FileStatus", "SessionFolder"]
+__all__ = ["SESSIONS_DIR", "TRASH_DIR", "INDEX_NAME", "FileEvent", "FileIndex", "FileStatus", "SessionFolder"]

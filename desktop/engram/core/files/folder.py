@@ -133,7 +133,8 @@ class SessionFolder:
         return name
 
     def write_index(self, text: str) -> bool:
-        """Rewrite memories.md when its text differs; returns whether it was written."""
+        """Rewrite memories.md when its text differs; returns whether it was written. A failure
+        raises DataDirError and changes nothing on disk (a folder in the way is never replaced)."""
         path = self.path / INDEX_NAME
         data = text.encode("utf-8")
         try:
@@ -141,7 +142,13 @@ class SessionFolder:
                 return False
         except OSError:
             pass
-        write_bytes_atomic(path, data)
+        try:
+            write_bytes_atomic(path, data)
+        except OSError as e:
+            if path.is_dir():
+                raise DataDirError(f"a folder named {INDEX_NAME} is in the way; rename or move it so that the"
+                                   " index can be written") from e
+            raise DataDirError(f"{e.strerror or e}; check the free disk space and the folder's permissions") from e
         return True
 
 

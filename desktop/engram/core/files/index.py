@@ -6,7 +6,12 @@ Syncing a file compares the hash of its bytes with the last one seen, so a write
 made (and indexed at once) is not processed again when the watcher reports it. Chunks are
 stored by content hash: only chunks whose text changed are embedded again. Every sync, whatever
 the file holds, ends in a status (``indexed`` or ``problem`` with a reason): a bad file is
-reported, never raised.
+reported, never raised. ``memories.md`` itself gets a status only while it cannot be written
+(a full disk, a read-only folder, a folder of that name in the way): a ``problem`` that the next
+successful write clears.
+
+A folder whose session is gone (deleted) is left alone: nothing indexes it or writes into it, so
+the watcher's late reports about it change nothing and nothing re-creates it.
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.core.errors import EngramError, InvalidInput, NotFound
+from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import chunks as chunking
 from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_text
 from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_name
+from engram.core.files.trash import move_to_trash
 from engram.core.records import Kind, Memory, NewMemory, content_hash, normalise_text, now_iso
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions
@@ -45,8 +51,11 @@ class FileStatus:
 
     @property
     def summary(self) -> str:
-        """What a listing shows for the file: its description, or why it is not indexed."""
-        return self.description if self.status == INDEXED else f"(not indexed: {self.detail})"
+        """What a listing shows for the file: its description, or why it is not indexed (for
+        memories.md, why it is not written)."""
+        if self.status == INDEXED:
+            return self.description
+        return f"(not {'written' if self.name == INDEX_NAME else 'indexed'}: {self.detail})"
 
 
 @dataclass(frozen=True)
@@ -110,20 +119,23 @@ class FileIndex:
     # -- what the app and the model do ---------------------------------------------------------
 
     def write(self, folder: str, name: str, body: str, description: str | None = None) -> FileStatus:
-        """Write a file and index it now; the watcher's later report of it changes nothing."""
+        """Write a file and index it now; the watcher's later report of it changes nothing.
+        Refused for a folder without a session (deleted): writing would re-create it."""
         with self._lock:
+            if self.scope_for(folder) is None:
+                raise NotFound(f"{folder!r} is not the folder of a session (was the chat deleted?)")
             name, _ = self.folder(folder).write(name, body, description)
             status = self._sync(folder, name, force=False) or self.status(folder, name)
-            self._refresh(folder)
-        self._emit([status])
+            index = self._refresh(folder)
+        self._emit([status, *index])
         return status
 
     def delete(self, folder: str, name: str) -> FileStatus:
         with self._lock:
             name = self.folder(folder).delete(name)
             status = self._remove(folder, name)
-            self._refresh(folder)
-        self._emit([status])
+            index = self._refresh(folder)
+        self._emit([status, *index])
         return status
 
     def search(self, folder: str, query: str, k: int = 5, mode: str = "hybrid") -> list[FileHit]:
@@ -145,14 +157,11 @@ class FileIndex:
     def sync_file(self, folder: str, name: str) -> FileStatus | None:
         """Bring one file's index up to date; None when nothing changed."""
         with self._lock:
-            if name == INDEX_NAME:
-                self._refresh(folder)
-                return None
-            status = self._sync(folder, name, force=False)
-            if status is not None:
-                self._refresh(folder)
-        if status is not None:
-            self._emit([status])
+            status = None if name == INDEX_NAME else self._sync(folder, name, force=False)
+            changed = [] if status is None else [status]
+            if name == INDEX_NAME or status is not None:     # memories.md itself: written again
+                changed += self._refresh(folder)
+        self._emit(changed)
         return status
 
     def sync_folder(self, folder: str, force: bool = False) -> list[FileStatus]:
@@ -164,10 +173,10 @@ class FileIndex:
             for name in sorted(on_disk):
                 if (status := self._sync(folder, name, force)) is not None:
                     changed.append(status)
-            for name in sorted(set(self._names(folder)) - on_disk):
+            for name in sorted(set(self._names(folder)) - on_disk - {INDEX_NAME}):
                 changed.append(self._remove(folder, name))
             self._drop_orphans(folder)
-            self._refresh(folder)
+            changed += self._refresh(folder)
         self._emit(changed)
         return changed
 
@@ -186,6 +195,12 @@ class FileIndex:
                 self._remove(folder, name)
             self._drop_orphans(folder)
         return len(names)
+
+    def discard(self, folder: str, trash: Path) -> Path | None:
+        """Move a deleted session's folder into ``trash`` (see ``trash.move_to_trash``), under the
+        lock, so that no sync or write of the folder runs while it moves."""
+        with self._lock:
+            return move_to_trash(self.folder(folder).path, trash)
 
     # -- reading the index ---------------------------------------------------------------------
 
@@ -347,13 +362,29 @@ class FileIndex:
         with self.db.transaction() as conn:
             self._forget_unused(conn, {i for (i,) in rows})
 
-    def _refresh(self, folder: str) -> None:
-        """Rewrite memories.md from the statuses (only when the folder exists and the text differs)."""
+    def _refresh(self, folder: str) -> list[FileStatus]:
+        """Rewrite memories.md from the statuses (only when the folder exists and the text differs).
+        A failed write becomes memories.md's status; returns that status when it changed."""
         session_folder = self.folder(folder)
-        if not session_folder.path.is_dir() or self.scope_for(folder) is None:
-            return
-        entries = [(s.name, s.summary) for s in self.statuses(folder)]
-        try:
-            session_folder.write_index(index_text(entries))
-        except OSError as e:
-            log.warning("cannot write %s in %s: %s", INDEX_NAME, folder, e)
+        if self.scope_for(folder) is None:
+            return []
+        problem = ""
+        if session_folder.path.is_dir():
+            entries = [(s.name, s.summary) for s in self.statuses(folder) if s.name != INDEX_NAME]
+            try:
+                session_folder.write_index(index_text(entries))
+            except DataDirError as e:
+                problem = _message(e)
+        return self._index_problem(folder, problem)
+
+    def _index_problem(self, folder: str, problem: str) -> list[FileStatus]:
+        """Record why memories.md could not be written, or clear it (``problem`` empty)."""
+        if self.status(folder, INDEX_NAME).detail == problem:
+            return []
+        if problem:
+            log.warning("cannot write %s in %s: %s", INDEX_NAME, folder, problem)
+            self.db.execute("INSERT OR REPLACE INTO session_files(folder, name, status, detail, indexed_at)"
+                            " VALUES (?,?,?,?,?)", (folder, INDEX_NAME, PROBLEM, problem, now_iso()))
+        else:
+            self.db.execute("DELETE FROM session_files WHERE folder = ? AND name = ?", (folder, INDEX_NAME))
+        return [self.status(folder, INDEX_NAME)]

@@ -6,6 +6,11 @@ per file: a burst of events for one file is indexed once, ``debounce`` seconds a
 Indexing runs on one worker thread; whatever goes wrong with one file becomes that file's
 status, and nothing stops the watcher. The app's own writes arrive here too and are recognised
 by content hash in ``FileIndex.sync_file`` (nothing is done twice).
+
+A folder that leaves the tree (a deleted session's, moved to the trash) is reported as deleted,
+and watchdog's inotify watch keeps following it: later changes in the trash arrive under its old
+path. The index ignores folders without a session, so such reports change nothing and never
+re-create the folder.
 """
 
 from __future__ import annotations
