@@ -68,12 +68,24 @@ def test_a_new_session_recalls_the_peanut_allergy_and_the_context_tab_lists_it(q
     assert "Recalled memories" in shown and "similarity" in shown
     assert "Recommend me a snack." in shown and "Tokens by section" in shown and "Timings" in shown
 
-    # Retry asks again in the same session; the reply is replaced by a new one with its own record.
-    retried = window.chat.view.bubbles[-1]
-    assert retried.actions["Retry"].isVisible()
-    qtbot.mouseClick(retried.actions["Retry"], Qt.LeftButton)
+
+def test_retry_replaces_the_last_reply_without_sending_the_message_again(qtbot, open_window, send):
+    window = open_window()
+    engram = window.backend.engram
+    old = send(window, "Name a fruit.")
+    old_key = old.key
+    assert old.actions["Retry"].isVisible()
+    qtbot.mouseClick(old.actions["Retry"], Qt.LeftButton)
+    assert window.chat.streaming and old.isHidden()            # the new reply streams in its place
+    assert [b.role for b in window.chat.view.bubbles if b is not old] == ["user", "assistant"]
     qtbot.waitUntil(lambda: window.turn is None, timeout=60_000)
-    assert window.chat.view.bubbles[-1] is not retried and window.chat.view.bubbles[-1].key != retried.key
+
+    bubbles = window.chat.view.bubbles
+    stored = engram.sessions.messages(window.session.id)
+    assert [b.role for b in bubbles] == [m.role for m in stored] == ["user", "assistant"]
+    assert [b.key for b in bubbles] == [m.id for m in stored] and stored[1].id != old_key
+    assert bubbles[1].text == stored[1].content and bubbles[1].actions["Retry"].isVisible()
+    assert window.context.text() and engram.turns.for_reply(stored[1].id).messages[-1]["content"] == "Name a fruit."
 
 
 def test_sessions_rename_search_and_delete(qtbot, open_window, send, monkeypatch):
@@ -106,3 +118,20 @@ def test_sessions_rename_search_and_delete(qtbot, open_window, send, monkeypatch
     window.sessions.ask_delete(lisbon.id)
     qtbot.waitUntil(lambda: window.sessions.list.count() == 1)
     assert [s.id for s in engram.sessions.list(engram.user)] != [lisbon.id]
+
+
+def test_a_failed_retry_keeps_the_old_reply_and_says_why(qtbot, open_window, send, monkeypatch):
+    from engram.core.errors import ModelError
+
+    window = open_window(reply_tokens=4)
+    old = send(window, "Name a fruit.")
+
+    def broken(*args, **kwargs):
+        raise ModelError("the model fell over")
+
+    monkeypatch.setattr(window.backend.engram.turn_engine, "regenerate", broken)
+    qtbot.mouseClick(old.actions["Retry"], Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.turn is None, timeout=30_000)
+    assert [b.role for b in window.chat.view.bubbles] == ["user", "assistant"]
+    assert window.chat.view.bubbles[-1] is old and not old.isHidden() and old.actions["Retry"].isVisible()
+    assert "the model fell over" in window.chat.notice.text()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engram.core.app import Engram
+from engram.core.scope import Scope
 
 pytestmark = pytest.mark.real_model
 MAX_TOKENS = 16
@@ -53,3 +54,19 @@ def test_what_u_said_in_one_session_is_recalled_in_another_but_never_for_v(engra
     other = engram.turn_engine.send("v-1", question, max_tokens=MAX_TOKENS)
     assert other.record.recalled == []
     assert all(fact not in m["content"] for m in other.record.messages)
+
+
+def test_regenerate_replaces_the_reply_with_a_new_real_one(engram):
+    engram.sessions.get_or_create("r-1", "U")
+    first = engram.turn_engine.send("r-1", "Name a colour.", max_tokens=MAX_TOKENS)
+    engram.outbox.run_due()
+    streamed: list[str] = []
+    again = engram.turn_engine.regenerate("r-1", on_token=streamed.append, max_tokens=MAX_TOKENS)
+    assert again.reply.id != first.reply.id and again.reply.content == "".join(streamed).strip() != ""
+    assert again.record.messages[-1]["content"].endswith("Name a colour.")
+    assert [(m.id, m.role) for m in engram.sessions.messages("r-1")] == [(first.user_message.id, "user"),
+                                                                         (again.reply.id, "assistant")]
+    assert engram.turns.for_reply(again.reply.id).reply_message_id == again.reply.id
+    engram.outbox.run_due()
+    archived = {m.source["message_id"] for m in engram.store.list(Scope(session="r-1"), kinds=["message"], limit=None)}
+    assert archived == {first.user_message.id, again.reply.id}

@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-from engram.core.errors import ModelError
+from engram.core.archive import ARCHIVE_JOB
+from engram.core.errors import InvalidInput, ModelError, NotFound
 from engram.core.records import Kind
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions
@@ -15,6 +16,18 @@ from engram.core.search import SearchOptions
 def window_of(call: list[dict]) -> list[dict]:
     """The window part of the messages sent: everything between the system message and the last."""
     return [m for m in call[:-1] if m["role"] != "system"]
+
+
+def stop_after(pieces: int):
+    """An on_token callback and the stop event it sets once ``pieces`` pieces have streamed."""
+    stop, seen = threading.Event(), []
+
+    def on_token(piece: str) -> None:
+        seen.append(piece)
+        if len(seen) == pieces:
+            stop.set()
+
+    return on_token, stop
 
 
 def test_the_user_message_is_stored_before_the_model_runs(make_engram):
@@ -179,14 +192,7 @@ def test_a_bad_tool_call_is_answered_and_the_loop_is_bounded(make_engram):
 def test_stop_keeps_the_partial_reply_marked_stopped(make_engram):
     engram = make_engram(("one two three four five six seven eight",))
     engram.sessions.get_or_create("s", "u")
-    stop = threading.Event()
-    pieces: list[str] = []
-
-    def on_token(piece: str) -> None:
-        pieces.append(piece)
-        if len(pieces) == 3:
-            stop.set()
-
+    on_token, stop = stop_after(3)
     result = engram.turn_engine.send("s", "count", on_token=on_token, stop=stop)
     assert result.stopped and result.reply.status == "stopped"
     assert result.reply.content == "one two three"
@@ -225,3 +231,113 @@ def test_the_turn_record_is_stored_with_the_reply(make_engram):
     assert stored.to_json() == result.record.to_json()
     assert set(stored.timings) >= {"embed_ms", "search_ms", "prompt_ms", "generate_ms", "tokens_per_second"}
     assert stored.tokens["sections"]["system"] > 0 and stored.tokens["reply"] == 2
+
+
+def message_memories(engram, session_id: str) -> dict[int, str]:
+    """The archive's memories of a session, by the id of the message each was made from."""
+    return {m.source["message_id"]: m.text
+            for m in engram.store.list(Scope(session=session_id), kinds=["message"], limit=None)}
+
+
+def test_regenerate_replaces_the_reply_and_never_repeats_the_message(make_engram):
+    engram = make_engram(("The first answer.", "A second answer.", "The next answer."), window_messages=10)
+    engram.sessions.get_or_create("s", "u")
+    first = engram.turn_engine.send("s", "what is a lighthouse")
+    engram.outbox.run_due()
+    assert message_memories(engram, "s") == {first.user_message.id: "what is a lighthouse",
+                                             first.reply.id: "The first answer."}
+
+    again = engram.turn_engine.regenerate("s")
+    assert again.user_message == first.user_message and again.reply.content == "A second answer."
+    sent = engram.chat_model().calls[-1]
+    assert window_of(sent) == [] and sent[-1]["content"].endswith("what is a lighthouse")
+    assert [(m.role, m.content) for m in engram.sessions.messages("s")] == [
+        ("user", "what is a lighthouse"), ("assistant", "A second answer.")]
+    with pytest.raises(NotFound):
+        engram.turns.for_reply(first.reply.id)
+    assert [r.reply_message_id for r in engram.turns.for_session("s")] == [again.reply.id]
+    archive_jobs = engram.db.query("SELECT json_extract(payload, '$.message_id') FROM outbox WHERE kind = ?",
+                                   (ARCHIVE_JOB,))
+    assert sorted(m_id for (m_id,) in archive_jobs) == [first.user_message.id, first.reply.id, again.reply.id]
+    engram.outbox.run_due()
+    assert message_memories(engram, "s") == {first.user_message.id: "what is a lighthouse",
+                                             again.reply.id: "A second answer."}
+
+    engram.turn_engine.send("s", "and then")
+    assert window_of(engram.chat_model().calls[-1]) == [{"role": "user", "content": "what is a lighthouse"},
+                                                        {"role": "assistant", "content": "A second answer."}]
+
+
+def test_a_reply_replaced_while_the_archive_stores_it_is_forgotten_too(make_engram):
+    engram = make_engram(("Old answer.", "New answer."))
+    engram.sessions.get_or_create("s", "u")
+    first = engram.turn_engine.send("s", "hello there")
+    add = engram.store.add
+
+    def add_after_a_retry(text, *args, **kwargs):
+        if text == "Old answer.":           # the archive has read the reply; Retry replaces it now
+            engram.turn_engine.regenerate("s")
+        return add(text, *args, **kwargs)
+
+    engram.store.add = add_after_a_retry
+    engram.outbox.run_due()
+    new = engram.sessions.messages("s")[-1]
+    assert new.content == "New answer."
+    assert message_memories(engram, "s") == {first.user_message.id: "hello there", new.id: "New answer."}
+
+
+def test_recall_never_brings_back_the_reply_being_replaced(make_engram):
+    engram = make_engram(("Try peanut butter crackers as a snack.", "Try apples."), window_messages=10)
+    engram.sessions.get_or_create("s", "u")
+    engram.turn_engine.send("s", "a peanut snack please")
+    engram.outbox.run_due()
+    again = engram.turn_engine.regenerate("s")
+    assert again.record.recalled == []
+    assert all("crackers" not in m["content"] for m in engram.chat_model().calls[-1])
+
+
+def test_regenerate_needs_a_last_message_with_a_reply(make_engram):
+    def model(messages):
+        if messages[-1]["content"] == "this one fails":
+            raise ModelError("the model fell over")
+        return "OK."
+
+    engram = make_engram(model)
+    engram.sessions.get_or_create("s", "u")
+    with pytest.raises(InvalidInput, match="no message to answer again"):
+        engram.turn_engine.regenerate("s")
+    engram.turn_engine.send("s", "hi")
+    with pytest.raises(ModelError):
+        engram.turn_engine.send("s", "this one fails")
+    with pytest.raises(InvalidInput, match="no reply to replace"):
+        engram.turn_engine.regenerate("s")
+    assert [m.content for m in engram.sessions.messages("s")] == ["hi", "OK.", "this one fails"]
+
+
+def test_a_failed_regenerate_keeps_the_old_reply(make_engram):
+    calls: list[int] = []
+
+    def model(messages):
+        calls.append(1)
+        if len(calls) > 1:
+            raise ModelError("the model fell over")
+        return "Kept answer."
+
+    engram = make_engram(model)
+    engram.sessions.get_or_create("s", "u")
+    first = engram.turn_engine.send("s", "hi")
+    with pytest.raises(ModelError):
+        engram.turn_engine.regenerate("s")
+    assert [m.content for m in engram.sessions.messages("s")] == ["hi", "Kept answer."]
+    assert engram.turns.for_reply(first.reply.id).reply_message_id == first.reply.id
+
+
+def test_stop_during_regenerate_keeps_the_partial_new_reply(make_engram):
+    engram = make_engram(("The old reply.", "one two three four five six seven eight"))
+    engram.sessions.get_or_create("s", "u")
+    engram.turn_engine.send("s", "count")
+    on_token, stop = stop_after(3)
+    result = engram.turn_engine.regenerate("s", on_token=on_token, stop=stop)
+    assert result.stopped and result.reply.content == "one two three"
+    assert [(m.content, m.status) for m in engram.sessions.messages("s")] == [
+        ("count", "complete"), ("one two three", "stopped")]

@@ -8,6 +8,7 @@ Deleting a session forgets it for real: messages, turn records and every memory 
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 import uuid
@@ -217,6 +218,23 @@ class Sessions:
         sql += " ORDER BY id DESC LIMIT ?"
         params.append(-1 if last is None else last)
         return [Message(*r) for r in reversed(self.db.query(sql, params))]
+
+    def last_exchange(self, session_id: str) -> tuple[Message, list[Message]]:
+        """The last user message and the replies after it: what Retry answers again."""
+        self.get(session_id)
+        asked = self.messages(session_id, roles=("user",), last=1)
+        if not asked:
+            raise InvalidInput("this chat has no message to answer again", hint="send a message first")
+        replies = self.messages(session_id, roles=("assistant",), after_id=asked[0].id)
+        if not replies:
+            raise InvalidInput("the last message has no reply to replace",
+                               hint="wait for its reply, or send a new message")
+        return asked[0], replies
+
+    def delete_messages(self, session_id: str, message_ids: Sequence[int], conn) -> None:
+        """Delete messages inside the caller's transaction (their turn records go with them)."""
+        conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))",
+                     (session_id, json.dumps(list(message_ids))))
 
     def count_messages(self, session_id: str, after_id: int = 0) -> int:
         return self.db.query_one("SELECT count(*) FROM messages WHERE session_id = ? AND id > ?"

@@ -3,7 +3,8 @@
 1. The user message is committed (with its archive job) before anything else can fail.
 2. Context providers contribute sections; the token budget decides what fits.
 3. The reply streams; tool calls run in a bounded loop; Stop keeps the partial reply.
-4. The reply, the turn record and the reply's background jobs are committed together.
+4. The reply, the turn record and the reply's background jobs are committed together (on Retry,
+   in place of the last reply, which is forgotten in the same transaction).
 5. The outbox worker archives the messages and writes summaries afterwards.
 """
 
@@ -14,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engram.core.archive import ARCHIVE_JOB
+from engram.core.archive import ARCHIVE_JOB, forget_message
 from engram.core.chat_model import ChatModel, Generation
 from engram.core.context import RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section, TurnContext, fit
 from engram.core.errors import InvalidInput, ModelError
@@ -83,10 +84,29 @@ class TurnEngine:
             self.outbox.enqueue(ARCHIVE_JOB, {"message_id": user_message.id}, conn)
         self.outbox.wake()
         session = self.sessions.name_from_first_words(session, text)
+        return self._answer(session, user_message, [], on_token, stop, max_tokens, started)
 
+    def regenerate(self, session_id: str, *, on_token: Callable[[str], None] | None = None,
+                   stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
+        """Answer the session's last user message again (Retry), streaming like ``send``. The
+        message is not stored again; its old reply is replaced by the new one in the transaction
+        that stores it (until then nothing is lost), and forgotten with its turn record and the
+        memory the archive made of it."""
+        started = time.perf_counter()
+        session = self.sessions.get(session_id)
+        user_message, replies = self.sessions.last_exchange(session_id)
+        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started)
+
+    def _answer(self, session: Session, user_message: Message, replaced: list[Message],
+                on_token: Callable[[str], None] | None, stop: threading.Event | None, max_tokens: int | None,
+                started: float) -> TurnResult:
+        """Build the context for a stored user message, stream the reply and store it (with its
+        turn record and background jobs) in place of the ``replaced`` replies."""
+        session_id, text = session.id, user_message.content
         model = self.chat_model()
         turn = TurnContext(session, text, user_message.id, session_scope(session, self.options.storage_scope),
                            session_scope(session, self.options.search_scope), model.count_tokens)
+        turn.in_context_messages.update(m.id for m in replaced)    # recall must not bring a replaced reply back
         sections, tools = self._context(turn)
         reply_tokens = max_tokens or self.max_tokens or DEFAULT_REPLY_TOKENS
         user_tokens = model.count_tokens(text)
@@ -127,6 +147,11 @@ class TurnEngine:
                             tool_calls=tool_calls)
         with self.sessions.db.transaction() as conn:
             reply = self.sessions.add_message(session_id, "assistant", shown.text.strip(), status, conn=conn)
+            # Only now do the replaced replies go: SQLite gives a new row the largest id plus one,
+            # and the old reply's id must not come back (its archive job and memory name it).
+            self.sessions.delete_messages(session_id, [m.id for m in replaced], conn)
+            for old in replaced:
+                forget_message(self.store, session.user, old)
             record.reply_message_id = reply.id
             self.turns.save(record, conn)
             if reply.content:

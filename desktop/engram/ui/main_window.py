@@ -11,6 +11,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget
 
 from engram.core.errors import EngramError, InvalidInput, ModelError
+from engram.core.files import TRASH_DIR
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
@@ -39,6 +40,7 @@ class MainWindow(QMainWindow):
         self.session = None          # the open Session, or None for a chat not yet started
         self.turn = None             # the Worker of the reply that is streaming
         self._reply = None           # its bubble
+        self._replaced = None        # the reply bubble a Retry replaces, hidden until the new one is stored
         self._sending = ""           # its words, until they are safely stored
         self._model_name = ""
         self.settings_dialog = None
@@ -99,6 +101,7 @@ class MainWindow(QMainWindow):
         self.status.set_model_state("loading")
         engram.outbox.start()
         self.files.attach(engram)
+        self.sessions.trash = str(engram.data_dir / TRASH_DIR)
         self.refresh_sessions()
         self.memories.refresh()
         # After the lists: the disk thread is one, and loading vectors takes seconds at 100k memories.
@@ -213,12 +216,17 @@ class MainWindow(QMainWindow):
         self.backend.disk(rename, returned=renamed)
 
     def delete_session(self, session_id: str) -> None:
-        def deleted(_):
+        def deleted(result):
             if self.session is not None and self.session.id == session_id:
                 self.new_chat()
             self.refresh_sessions()
             self.memories.refresh()
-            self.status.showMessage("Chat deleted, with the memories taken from it", 4000)
+            if result.problem is not None:
+                self.chat.notice.show_message("<b>The chat was deleted, but its folder of files was not moved to the"
+                                              f" trash.</b> {explain(result.problem)}", "error")
+                return
+            moved = f"; its files are in {result.trashed}" if result.trashed else ""
+            self.status.showMessage(f"Chat deleted, with the memories taken from it{moved}", 8000)
 
         self.backend.disk(lambda engram: engram.delete_session(session_id), returned=deleted)
 
@@ -257,7 +265,9 @@ class MainWindow(QMainWindow):
         self.chat.view.add("user", text)
         self._start_turn(self.session.id if self.session else None, text)
 
-    def _start_turn(self, session_id: str | None, text: str) -> None:
+    def _start_turn(self, session_id: str | None, text: str | None) -> None:
+        """Stream a reply into a new bubble: to ``text``, or with None to the session's last
+        message again (Retry)."""
         reply = self.chat.view.add("assistant")
         reply.set_text("")
         self._reply = reply
@@ -265,9 +275,11 @@ class MainWindow(QMainWindow):
         self.status.set_model_state("busy")
 
         def turn(engram, worker):
+            streaming = {"on_token": worker.emit, "stop": worker.stop, "max_tokens": engram.settings.chat_max_tokens}
+            if text is None:
+                return engram.turn_engine.regenerate(session_id, **streaming)
             sid = session_id or engram.sessions.get_or_create(None, engram.user, title=text).id
-            return engram.turn_engine.send(sid, text, on_token=worker.emit, stop=worker.stop,
-                                           max_tokens=engram.settings.chat_max_tokens)
+            return engram.turn_engine.send(sid, text, **streaming)
 
         self.turn = self.backend.model(turn, yielded=reply.append, returned=self._turn_done,
                                        errored=self._turn_failed)
@@ -284,6 +296,9 @@ class MainWindow(QMainWindow):
 
     def _turn_done(self, result) -> None:
         self._turn_finished()
+        if self._replaced is not None:
+            self.chat.view.remove(self._replaced)
+            self._replaced = None
         reply = self._reply
         reply.key = result.reply.id
         reply.turn = result.record
@@ -308,8 +323,14 @@ class MainWindow(QMainWindow):
 
     def _turn_failed(self, error) -> None:
         self._turn_finished()
-        text = self._sending
         self.status.set_model_state("error" if not isinstance(error, InvalidInput) else "ready")
+        if self._replaced is not None:        # a failed Retry: the old reply stays, as it does on disk
+            self.chat.view.remove(self._reply)
+            self._replaced.show()
+            self._replaced = None
+            self.show_error(error)
+            return
+        text = self._sending
         self._reply.set_text(f"**Engram could not reply.** {error.args[0] if error.args else error}"
                              + (f"\n\n*Fix: {error.hint}*" if getattr(error, "hint", "") else ""))
         self._reply.set_status("error", "error")
@@ -331,15 +352,14 @@ class MainWindow(QMainWindow):
         self.refresh_sessions()
 
     def retry(self) -> None:
-        """Ask again with the last message's words."""
-        if self.turn is not None or self.session is None:
+        """Replace the last reply with a new one to the same message (which is not sent again)."""
+        last = self.chat.view.last_reply()
+        if self.turn is not None or self.session is None or last is None or last.key is None:
             return
-        users = [b for b in self.chat.view.bubbles if b.role == "user"]
-        if not users:
-            return
-        self._sending = users[-1].text
-        self.chat.view.add("user", self._sending)
-        self._start_turn(self.session.id, self._sending)
+        self.chat.notice.hide()
+        last.hide()
+        self._replaced = last
+        self._start_turn(self.session.id, None)
 
     def show_context(self, bubble) -> None:
         self.tabs.setCurrentWidget(self.context)
