@@ -10,11 +10,17 @@ REPLY_TOKENS = 12
 
 
 class SharedModelsEngram(Engram):
-    """Engram whose models belong to the test session: closing it leaves them loaded."""
+    """Engram whose models belong to the test session: closing it leaves them loaded (an embedding
+    model it switched to is its own, and closes)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.shared_embedder = self.embedder
 
     def close(self) -> None:
         self._chat_model = None
-        self.embedder = None
+        if self.embedder is not None and self.embedder is self.shared_embedder:
+            self.store.use_embedder(None)
         super().close()
 
 
@@ -30,18 +36,20 @@ def real_chat_model():
 
 @pytest.fixture
 def open_window(qtbot, real_embedder, real_chat_model):
-    """open_window(reply_tokens=...) -> the shown MainWindow, its data open and its model ready."""
+    """open_window(reply_tokens=...) -> the shown MainWindow, its data open and its model ready.
+    With ``shared_embedder=False`` it loads the embedding model its settings name, as Engram does."""
     from engram.ui.main import create_window
 
     windows = []
 
     def opener(data_dir):
-        engram = SharedModelsEngram(data_dir, embedder=real_embedder, chat_model=real_chat_model)
+        engram = SharedModelsEngram(data_dir, embedder=real_embedder if opener.shared_embedder else None,
+                                    chat_model=real_chat_model)
         engram.settings.chat_max_tokens = opener.reply_tokens
         return engram
 
-    def make(reply_tokens: int = REPLY_TOKENS, data_dir: str | None = None):
-        opener.reply_tokens = reply_tokens
+    def make(reply_tokens: int = REPLY_TOKENS, data_dir: str | None = None, shared_embedder: bool = True):
+        opener.reply_tokens, opener.shared_embedder = reply_tokens, shared_embedder
         window = create_window(data_dir, opener)
         qtbot.addWidget(window)
         windows.append(window)

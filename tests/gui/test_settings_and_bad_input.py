@@ -21,11 +21,14 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     dialog.max_results.setValue(7)
     dialog.window_size.setValue(12)
     dialog.search_scope.setCurrentText("user,session")
+    assert dialog.distill.currentData() == "auto"
+    dialog.distill.setCurrentIndex(dialog.distill.findData("on"))
     dialog.language.setText("Français")
     dialog.detail.setCurrentText("brief")
     dialog.save()
     qtbot.waitUntil(lambda: "Saved" in dialog.notice.text(), timeout=10_000)
     assert window.backend.engram.memory_options.recall_max_results == 7     # applied without a restart
+    assert window.backend.engram.memory_options.distill                    # "on", though the demo model runs
     saved = json.loads((isolated_dirs / "config" / "settings.json").read_text())
     assert saved["recall_max_results"] == 7 and saved["search_scope"] == "user,session"
     window.close()
@@ -36,6 +39,7 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     qtbot.waitUntil(lambda: dialog.language.text() == "Français")
     assert dialog.max_results.value() == 7 and dialog.window_size.value() == 12
     assert dialog.search_scope.currentText() == "user,session" and dialog.detail.currentText() == "brief"
+    assert dialog.distill.currentData() == "on"
     assert again.backend.engram.settings.window_messages == 12
 
 
@@ -59,20 +63,6 @@ def test_a_file_that_is_not_gguf_is_refused_as_a_model_in_place(qtbot, open_wind
     dialog.embedding_model.set_path(str(Path(__file__).resolve().parents[2] / "resources/models"
                                          / "all-MiniLM-L6-v2.Q8_0.gguf"))
     qtbot.waitUntil(lambda: "512 tokens of context" in dialog.embedding_model.info.text(), timeout=10_000)
-
-
-def test_a_missing_embedding_model_is_named_as_the_cause(qtbot, isolated_dirs):
-    from engram.ui.main import create_window
-
-    (isolated_dirs / "config").mkdir(exist_ok=True)
-    (isolated_dirs / "config" / "settings.json").write_text(
-        json.dumps({"embedding_model": str(isolated_dirs / "gone.gguf")}))
-    window = create_window(None)
-    qtbot.addWidget(window)
-    qtbot.waitUntil(lambda: window.chat.notice.isVisible(), timeout=10_000)
-    text = window.chat.notice.text()
-    assert "could not load its embedding model" in text and "does not exist" in text
-    assert "Settings › Models" in text and "data folder" not in text
 
 
 def test_a_data_folder_that_is_not_writable_is_explained(qtbot, isolated_dirs):

@@ -55,6 +55,20 @@ def test_a_broken_chat_model_path_is_a_clear_error_and_memory_keeps_working(caps
     assert code == 2 and "does not exist" in err
 
 
+def test_ask_with_a_broken_embedding_model_answers_and_recalls_by_words(capsys, isolated_dirs, tmp_path):
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    (isolated_dirs / "config").mkdir(exist_ok=True)
+    (isolated_dirs / "config" / "settings.json").write_text(json.dumps({"embedding_model": str(broken)}))
+
+    code, _, err = run(capsys, "ask", "--user", "U", "--session", "s", "--max-tokens", "4", "my locker is number 12")
+    assert code == 0 and "warning:" in err and "broken.gguf" in err and "words only" in err
+    code, out, err = run(capsys, "ask", "--user", "U", "--session", "t", "--json", "--max-tokens", "4",
+                         "which locker number is mine?")
+    assert code == 0 and "words only" in err
+    assert "my locker is number 12" in [m["text"] for m in json.loads(out)["turn"]["recalled"]]
+
+
 def test_sessions_rename_export_delete_and_prefs(capsys, tmp_path):
     from engram.core.app import Engram
 

@@ -78,7 +78,7 @@ def test_database_that_is_not_sqlite_is_never_overwritten(capsys, tmp_path):
     assert (d / "engram.db").read_text() == "not a database"
 
 
-def test_missing_embedding_model_is_reported_by_doctor(capsys, tmp_path, monkeypatch):
+def test_missing_embedding_model_is_reported_by_doctor_and_memory_works_by_words(capsys, tmp_path, monkeypatch):
     code, _, _ = run(capsys, "memory", "add", "--data-dir", str(tmp_path / "d"), "remember the milk")
     assert code == 0
     config = tmp_path / "config"
@@ -86,13 +86,15 @@ def test_missing_embedding_model_is_reported_by_doctor(capsys, tmp_path, monkeyp
     (config / "settings.json").write_text(json.dumps({"embedding_model": str(tmp_path / "missing.gguf")}))
     monkeypatch.setenv("ENGRAM_CONFIG_DIR", str(config))
     code, out, _ = run(capsys, "doctor", "--data-dir", str(tmp_path / "d"))
-    assert code == 1 and "FAIL] embedding model" in out and "fix:" in out
-    code, _, err = run(capsys, "memory", "add", "--data-dir", str(tmp_path / "d"), "hello")
-    assert code == 2 and "does not exist" in err
-    # Reading and forgetting need no model: they still work.
-    code, out, _ = run(capsys, "memory", "list", "--data-dir", str(tmp_path / "d"), "--json")
-    memory_id = json.loads(out.splitlines()[0])["id"]
-    assert code == 0 and "remember the milk" in out
+    assert code == 1 and "FAIL] embedding model" in out and "words only" in out and "fix:" in out
+    code, _, err = run(capsys, "memory", "add", "--data-dir", str(tmp_path / "d"), "hello from a words-only day")
+    assert code == 0 and "missing.gguf does not exist" in err and "words only" in err and "fix:" in err
+    code, out, _ = run(capsys, "memory", "search", "--data-dir", str(tmp_path / "d"), "words-only day")
+    assert code == 0 and "hello from a words-only day" in out and "note: no embedding model" in out
+    # Reading and forgetting need no model: they still work, and say nothing about it.
+    code, out, err = run(capsys, "memory", "list", "--data-dir", str(tmp_path / "d"), "--json")
+    memory_id = json.loads(out.splitlines()[-1])["id"]
+    assert code == 0 and "remember the milk" in out and err == ""
     code, out, _ = run(capsys, "memory", "history", "--data-dir", str(tmp_path / "d"), str(memory_id))
     assert code == 0 and "remember the milk" in out
     code, out, _ = run(capsys, "memory", "forget", "--data-dir", str(tmp_path / "d"), str(memory_id))

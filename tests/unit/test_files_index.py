@@ -138,7 +138,7 @@ def test_a_file_deleted_while_being_indexed_is_removed(index, session, folder, m
 def test_an_embedding_failure_becomes_the_files_status(index, session, store, folder):
     from fakes import BrokenEmbedder
 
-    store.embedder = BrokenEmbedder()
+    store.use_embedder(BrokenEmbedder())
     (folder / "x.md").write_text("# X\nsomething\n")
     status = index.sync_file(session.folder, "x.md")
     assert status.status == PROBLEM and "embedding model crashed" in status.detail

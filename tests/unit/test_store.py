@@ -1,5 +1,6 @@
 """The memory store with the fake embedder (the real model's twin tests are in integration/)."""
 
+import numpy as np
 import pytest
 
 from engram.core.errors import InvalidInput, NotFound
@@ -185,3 +186,44 @@ def test_new_embedding_model_never_mixes_vector_spaces(db):
     assert all(h.meaning_rank is None for h in result.hits) and result.notes
     assert new.embed_pending(batch=2) == 5 and new.pending_embeddings() == 0
     assert new.search("peanuts", ALICE, SearchOptions(mode="meaning", k=5)).hits[0].similarity is not None
+
+
+def test_a_switch_of_embedding_model_while_the_store_is_in_use_never_mixes_spaces(db):
+    """The switch arrives while a model is embedding (as from another thread): what that model
+    embedded goes to its own table, the next work is the new model's, and a search in flight
+    keeps one model's query and vectors."""
+    from fakes import FakeEmbedder
+
+    new = FakeEmbedder(32)
+
+    class SwitchedMidway(FakeEmbedder):
+        def embed(self, texts):
+            vectors = super().embed(texts)
+            if self.calls == switch_at_call:
+                store.use_embedder(new)
+            return vectors
+
+    def stored(index) -> dict[int, np.ndarray]:
+        rows = db.query(f"SELECT memory_id, embedding FROM {index.table}")
+        return {i: np.frombuffer(blob, np.float32) for i, blob in rows}
+
+    store = MemoryStore(db, None)
+    ids = [m.id for m in store.add_many([NewMemory(f"fact {i} about peanuts", ALICE) for i in range(5)])]
+    old, switch_at_call = SwitchedMidway(64), 1
+    store.use_embedder(old)
+    old_index = store.vectors
+    assert store.embed_pending(batch=2) == 2 + 5          # one batch with the old model, then all with the new
+    assert stored(old_index).keys() == set(ids[:2]) and store.vectors.dimensions == 32
+    assert stored(store.vectors).keys() == set(ids) and store.pending_embeddings() == 0
+    for memory_id, vector in stored(store.vectors).items():
+        assert np.allclose(vector, new.embed([store.get(memory_id).text])[0], atol=1e-6)
+
+    old, switch_at_call = SwitchedMidway(64), 1            # a memory added while the switch happens
+    store.use_embedder(old)
+    added = store.add("the cat is called Mimi", ALICE)
+    assert added.id in stored(old_index) and store.vectors.dimensions == 32 and store.pending_embeddings() == 1
+
+    old, switch_at_call = SwitchedMidway(64), 1            # a search while the switch happens
+    store.use_embedder(old)
+    hits = store.search("Mimi the cat", ALICE, SearchOptions(mode="meaning")).hits
+    assert hits[0].memory.id == added.id and hits[0].similarity > 0.5

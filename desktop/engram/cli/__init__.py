@@ -23,6 +23,19 @@ def common_options() -> argparse.ArgumentParser:
     return common
 
 
+def open_engram(args, *, meaning: bool = True):
+    """The facade for a command. A missing or broken embedding model does not stop it: memories are
+    then found by words only, and stderr says so, why, and the fix (as the window's banner does)."""
+    from engram.core.app import Engram
+    from engram.core.embeddings import WORDS_ONLY
+
+    engram = Engram(getattr(args, "data_dir", None), meaning=meaning)
+    if (problem := engram.embedding_problem) is not None:
+        print(f"warning: {problem.args[0]}. {WORDS_ONLY}" + (f"\n  fix: {problem.hint}" if problem.hint else ""),
+              file=sys.stderr)
+    return engram
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 

@@ -12,6 +12,7 @@ import json
 import sys
 import threading
 
+from engram.cli import open_engram
 from engram.core.app import Engram
 from engram.core.turn import TurnResult
 
@@ -36,7 +37,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _open(args, first_words: str = "") -> tuple[Engram, str]:
-    engram = Engram(getattr(args, "data_dir", None))
+    engram = open_engram(args)
     session = engram.sessions.get_or_create(args.session, args.user or engram.user, title=first_words)
     engram.outbox.start()                     # resumes work an earlier run left behind
     return engram, session.id

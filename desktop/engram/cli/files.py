@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engram.cli import open_engram
 from engram.core.app import Engram
 from engram.core.files import FileIndex
 from engram.core.files.index import PROBLEM
@@ -44,7 +45,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _open(args, create: bool = False) -> tuple[Engram, FileIndex, str]:
-    engram = Engram(getattr(args, "data_dir", None))
+    engram = open_engram(args)
     index = engram.files
     if not getattr(args, "session", None):
         return engram, index, ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from engram.cli import open_engram
 from engram.core.app import Engram
 from engram.core.records import Kind
 from engram.core.scope import Scope
@@ -59,8 +60,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 def _open(args, meaning: bool = True) -> tuple[Engram, Scope]:
     """The facade and the scope asked for; without ``meaning`` the embedding model is not
-    loaded (listing, reading and forgetting work even when it is missing or broken)."""
-    engram = Engram(getattr(args, "data_dir", None), meaning=meaning)
+    loaded (listing, reading and forgetting need none, so they say nothing about it)."""
+    engram = open_engram(args, meaning=meaning)
     return engram, Scope(user=args.user or engram.user, session=getattr(args, "session", "") or "")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from engram.core.app import Engram
+from engram.cli import open_engram
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
@@ -19,7 +19,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _status(args) -> int:
-    engram = Engram(getattr(args, "data_dir", None))
+    engram = open_engram(args)
     health = engram.outbox.health()
     if args.json:
         print(json.dumps(health.to_json(), ensure_ascii=False))
@@ -31,7 +31,7 @@ def _status(args) -> int:
 
 
 def _retry(args) -> int:
-    engram = Engram(getattr(args, "data_dir", None))
+    engram = open_engram(args)
     count = engram.outbox.retry_failed()
     engram.outbox.run_due()
     health = engram.outbox.health()

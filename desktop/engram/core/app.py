@@ -14,8 +14,9 @@ from engram.core.archive import ARCHIVE_JOB, Archiver, forget_session
 from engram.core.chat_model import ChatModel
 from engram.core.context import ContextProvider
 from engram.core.db import Database
+from engram.core.distill import DISTILL_JOB, Distiller
 from engram.core.embeddings import Embedder, GGUFEmbedder
-from engram.core.errors import DataDirError
+from engram.core.errors import DataDirError, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.provider import FileMemoryProvider
 from engram.core.settings import Settings
@@ -44,8 +45,12 @@ def check_writable(folder: Path) -> Path:
     return folder
 
 
-def embedding_model_path(settings: Settings) -> Path:
-    return Path(settings.embedding_model).expanduser() if settings.embedding_model else paths.BUNDLED_EMBEDDING_MODEL
+EMBED_JOB = "embed_pending"
+
+
+def embedding_model_path(setting: str) -> Path:
+    """The file an ``embedding_model`` setting names; empty: the bundled model."""
+    return Path(setting).expanduser() if setting else paths.BUNDLED_EMBEDDING_MODEL
 
 
 @dataclass(frozen=True)
@@ -63,18 +68,54 @@ class Engram:
     def __init__(self, data_dir: str | os.PathLike | None = None, config_dir: str | os.PathLike | None = None,
                  embedder: Embedder | None = None, chat_model: ChatModel | None = None, *, meaning: bool = True):
         """``meaning=False`` opens without the embedding model: enough to list, read and forget
-        memories, which must work even when that model is missing or broken."""
+        memories. A missing or broken embedding model does not stop Engram either: it opens with
+        search by words only, and ``embedding_problem`` says why."""
         self.settings = Settings.load(config_dir)
         self.data_dir = check_writable(paths.data_dir(data_dir or self.settings.data_dir or None))
         self.db = Database(self.data_dir / paths.DATABASE_FILE)
-        self.embedder = embedder or (GGUFEmbedder(embedding_model_path(self.settings)) if meaning else None)
-        self.store = MemoryStore(self.db, self.embedder)
+        self.embedding_problem: ModelError | None = None
+        if embedder is None and meaning:
+            try:
+                embedder = GGUFEmbedder(embedding_model_path(self.settings.embedding_model))
+            except ModelError as e:
+                self.embedding_problem = e
+        self.store = MemoryStore(self.db, embedder)
         self._chat_model = chat_model
         self._chat_model_lock = threading.Lock()
 
     @property
     def user(self) -> str:
         return self.settings.profile
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedding model in use; None: memories are found by words only."""
+        return self.store.embedder
+
+    # -- the embedding model (switched without a restart) ------------------------------------------
+
+    def use_embedding_model(self, setting: str) -> None:
+        """Load the embedding model an ``embedding_model`` setting names and use it from now on:
+        Settings' new model, or the broken one put right. Takes seconds, so never on the GUI
+        thread. When it does not load, ModelError is raised and nothing changes."""
+        self.use_embedder(GGUFEmbedder(embedding_model_path(setting)))
+
+    def use_embedder(self, embedder: Embedder) -> None:
+        """Embed and search with this model from now on, while the window's threads and the outbox
+        go on using the store. The old model closes once the calls it has in hand are done; the
+        outbox embeds what the new one has not, which is found by words meanwhile."""
+        old = self.store.use_embedder(embedder)
+        self.embedding_problem = None
+        if hasattr(old, "close"):
+            old.close()
+        self.store.warm(self.user)
+        self.embed_later()
+
+    def embed_later(self) -> None:
+        """Queue the embedding of the memories the model in use lacks (after a switch, or after
+        words only) as background work: shown in the memory health, retried, resumed after a crash."""
+        if self.store.pending_embeddings():
+            self.outbox.enqueue(EMBED_JOB, {}, unique=True)
 
     # -- conversations (the chat model loads only when a turn or a summary needs it) -------------
 
@@ -110,8 +151,10 @@ class Engram:
         options = self.memory_options
         return Outbox(self.db, {
             ARCHIVE_JOB: Archiver(self.sessions, self.store, options.storage_scope),
+            EMBED_JOB: lambda payload: self.store.embed_pending(),
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
+            DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options),
         })
 
     def context_providers(self) -> list[ContextProvider]:
@@ -149,13 +192,16 @@ class Engram:
     def apply_settings(self, changed: set[str] = frozenset()) -> None:
         """Use changed settings without a restart (the window's Settings): memory options from the
         next turn on; a changed chat model, context size, threads or GPU layers on the model's next
-        use (the old model is closed once its current reply ends)."""
-        for name in ("memory_options", "turn_engine"):
-            self.__dict__.pop(name, None)
-        if (old_outbox := self.__dict__.pop("outbox", None)) is not None and old_outbox.running:
-            # Its jobs live in the database; a new outbox picks them up with the new options.
-            old_outbox.stop()
-            self.outbox.start()
+        use (the old model is closed once its current reply ends). A new embedding model is loaded
+        before its setting is saved, by ``use_embedding_model``; alone, it restarts nothing here (the
+        outbox may be busy re-embedding for minutes)."""
+        if changed != {"embedding_model"}:
+            for name in ("memory_options", "turn_engine"):
+                self.__dict__.pop(name, None)
+            if (old_outbox := self.__dict__.pop("outbox", None)) is not None and old_outbox.running:
+                # Its jobs live in the database; a new outbox picks them up with the new options.
+                old_outbox.stop()
+                self.outbox.start()
         if any(key.startswith("chat_") and key != "chat_max_tokens" for key in changed):
             with self._chat_model_lock:
                 old, self._chat_model = self._chat_model, None

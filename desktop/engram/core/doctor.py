@@ -12,7 +12,7 @@ from pathlib import Path
 from engram.core import paths
 from engram.core.app import check_writable, embedding_model_path
 from engram.core.db import Database, versions
-from engram.core.embeddings import GGUFEmbedder
+from engram.core.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions
@@ -77,7 +77,7 @@ def _words() -> SearchOptions:
 
 
 def _embedding_model(ctx: dict) -> Check:
-    path = embedding_model_path(ctx["settings"])
+    path = embedding_model_path(ctx["settings"].embedding_model)
     try:
         started = time.perf_counter()
         embedder = GGUFEmbedder(path)
@@ -91,7 +91,7 @@ def _embedding_model(ctx: dict) -> Check:
         embedder.close()
         return Check("embedding model", True, detail)
     except EngramError as e:
-        return Check("embedding model", False, str(e).split("\n")[0],
+        return Check("embedding model", False, f"{str(e).splitlines()[0]}. {WORDS_ONLY}",
                      e.hint or "reinstall Engram to restore the bundled model, or choose a .gguf in settings")
 
 

@@ -19,6 +19,12 @@ from engram.core.errors import ModelError
 from engram.core.gguf import check_model_file, fingerprint
 
 
+# What it means to have no embedding model (MemoryStore(db, None)), said the same by the window,
+# the command line and `engram doctor`.
+WORDS_ONLY = ("Until an embedding model loads, memories are found by their words only; nothing you write is"
+              " lost, and it is embedded once one loads.")
+
+
 class Embedder(Protocol):
     """What the store needs: a stable identity for the vector space and a batch embed."""
 
@@ -82,7 +88,11 @@ class GGUFEmbedder:
         return self.embed_async(texts).result()
 
     def embed_async(self, texts: Sequence[str]) -> Future:
-        return self._worker.submit(self._embed, list(texts))
+        try:
+            return self._worker.submit(self._embed, list(texts))
+        except RuntimeError as e:   # closed: a caller that took this model just before another replaced it
+            raise ModelError(f"the embedding model {self.name} was closed: another one is in use now",
+                             hint="try again") from e
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:

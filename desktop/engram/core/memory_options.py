@@ -1,4 +1,4 @@
-"""How conversation memory behaves, checked once: window, summaries, recall and scopes.
+"""How conversation memory behaves, checked once: window, summaries, recall, scopes, distillation.
 
 The names follow the seeds' Agent Framework options (search time, max results, context prompt,
 storage and search scope). Scopes are written as the dimensions they keep, e.g. "user,session".
@@ -14,6 +14,7 @@ from engram.core.sessions import Session
 from engram.core.settings import Settings
 
 RECALL_MODES = ("before_call", "on_demand", "hybrid")
+DISTILL_CHOICES = ("auto", "on", "off")
 SCOPE_DIMENSIONS = ("agent", "user", "session")
 
 
@@ -33,6 +34,15 @@ def session_scope(session: Session, dims: tuple[str, ...]) -> Scope:
     return Scope(**{d: values[d] for d in dims})
 
 
+def distill_wanted(settings: Settings) -> bool:
+    """Whether to distill memories: "auto" means on for a chat model the person chose and off for
+    the demo model (empty ``chat_model``), a tiny base model whose notes would be babble."""
+    if settings.distill_memories not in DISTILL_CHOICES:
+        raise InvalidInput(f"distill_memories cannot be {settings.distill_memories!r}",
+                           hint="use " + ", ".join(DISTILL_CHOICES))
+    return settings.distill_memories == "on" or (settings.distill_memories == "auto" and bool(settings.chat_model))
+
+
 @dataclass(frozen=True)
 class MemoryOptions:
     system_prompt: str = Settings.system_prompt
@@ -45,6 +55,7 @@ class MemoryOptions:
     recall_prompt: str = Settings.recall_prompt
     storage_scope: tuple[str, ...] = ("user", "session")
     search_scope: tuple[str, ...] = ("user",)
+    distill: bool = False                 # distill_memories resolved by distill_wanted
 
     def __post_init__(self):
         if self.recall_mode not in RECALL_MODES:
@@ -59,4 +70,5 @@ class MemoryOptions:
         return cls(settings.system_prompt, settings.window_messages, settings.summary_threshold,
                    settings.summary_keep, settings.recall_mode, settings.recall_max_results,
                    float(settings.recall_threshold), settings.recall_prompt,
-                   scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope))
+                   scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope),
+                   distill_wanted(settings))

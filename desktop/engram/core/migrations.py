@@ -200,6 +200,15 @@ CREATE TABLE word_indexes (
 DROP INDEX memories_by_session;
 CREATE INDEX memories_by_session ON memories(session, user, agent, application, kind);
 """),
+    Migration(7, "distilled", """
+-- How far distillation (core/distill.py) has read each session: the id of the last message taken,
+-- whether or not it gave a memory, so that no message is read twice and none is skipped.
+CREATE TABLE distilled (
+    session_id          TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    through_message_id  INTEGER NOT NULL,
+    updated_at          TEXT NOT NULL
+);
+"""),
 ]
 
 

@@ -9,6 +9,7 @@ turn engine defers embedding to the outbox).
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Iterable, Sequence
 
@@ -32,10 +33,32 @@ _SELECT = f"SELECT {_COLUMNS} FROM memories m"
 class MemoryStore:
     def __init__(self, db: Database, embedder: Embedder | None):
         self.db = db
-        self.embedder = embedder
-        self.vectors = (VectorIndex(db, embedder.name, embedder.fingerprint, embedder.dimensions)
-                        if embedder is not None else None)
-        self._pending: tuple[tuple, int] | None = None   # (database change stamp, count)
+        # {(database change stamp, vector table): count}, one entry, shared with the copies searches use
+        self._pending: dict[tuple, int] = {}
+        self._space: tuple[Embedder | None, VectorIndex | None] = (None, None)
+        self.use_embedder(embedder)
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedding model in use; None: memories are found by words only."""
+        return self._space[0]
+
+    @property
+    def vectors(self) -> VectorIndex | None:
+        """Its vec0 table, or None with no embedding model."""
+        return self._space[1]
+
+    def use_embedder(self, embedder: Embedder | None) -> Embedder | None:
+        """Embed and search with another model from now on (None: words only), while other threads
+        use the store, without a restart. The model and its vector table change together in one
+        assignment, made under the database's lock, so a transaction never sees them change; work
+        that embedded with the old model stores those vectors in the old model's table. What the
+        new model lacks is pending (``embed_pending``). Returns the old model, for the caller to close."""
+        vectors = (VectorIndex(self.db, embedder.name, embedder.fingerprint, embedder.dimensions)
+                   if embedder is not None else None)
+        with self.db.transaction():
+            old, self._space = self._space[0], (embedder, vectors)
+        return old
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -50,8 +73,9 @@ class MemoryStore:
         broken embedding model leaves the store unchanged. Returns the memories in input order."""
         prepared = [self._prepare(item) for item in items]
         actor = Actor(actor)
-        if vectors is None and embed and self.embedder is not None and prepared:
-            vectors = self.embedder.embed([p[0] for p in prepared])
+        embedder, index = self._space
+        if vectors is None and embed and embedder is not None and prepared:
+            vectors = embedder.embed([p[0] for p in prepared])
         ids: list[int] = []
         fresh: list[tuple[int, int]] = []  # (position in items, memory id) of newly stored ones
         with self.db.transaction() as conn:
@@ -77,9 +101,9 @@ class MemoryStore:
                 self._record(conn, memory_id, "add", actor, None, text)
                 ids.append(memory_id)
                 fresh.append((position, memory_id))
-            if vectors is not None and fresh and self.vectors is not None:
-                self.vectors.put(conn, [(mid, items[pos].scope, prepared[pos][2]) for pos, mid in fresh],
-                                 np.asarray(vectors)[[pos for pos, _ in fresh]])
+            if vectors is not None and fresh and index is not None:
+                index.put(conn, [(mid, items[pos].scope, prepared[pos][2]) for pos, mid in fresh],
+                          np.asarray(vectors)[[pos for pos, _ in fresh]])
         return self.get_many(ids)
 
     def _prepare(self, item: NewMemory) -> tuple[str, NewMemory, str, str]:
@@ -115,8 +139,9 @@ class MemoryStore:
         if not changes:
             return old
         vector = None
-        if "text" in changes and self.embedder is not None:
-            vector = self.embedder.embed([new_text])
+        embedder, index = self._space
+        if "text" in changes and embedder is not None:
+            vector = embedder.embed([new_text])
         with self.db.transaction() as conn:
             assignments = ", ".join(f"{column} = ?" for column in changes)
             try:
@@ -132,11 +157,10 @@ class MemoryStore:
                 conn.execute(f"INSERT INTO {words}(rowid, body) VALUES (?, ?)", (memory_id, index_text(new_text)))
             if "text" in changes or "kind" in changes:
                 remove_everywhere(conn, [memory_id])
-            if self.vectors is not None and ("text" in changes or "kind" in changes):
-                if vector is None and self.embedder is not None:
-                    vector = self.embedder.embed([old.text])
-                if vector is not None:
-                    self.vectors.put(conn, [(memory_id, old.scope, changes.get("kind", old.kind.value))], vector)
+            if index is not None and ("text" in changes or "kind" in changes):
+                if vector is None:
+                    vector = embedder.embed([old.text])
+                index.put(conn, [(memory_id, old.scope, changes.get("kind", old.kind.value))], vector)
             self._record(conn, memory_id, "update", Actor(actor), old.text, new_text or old.text)
         return self.get(memory_id)
 
@@ -216,14 +240,16 @@ class MemoryStore:
         return [Change(*r) for r in rows]
 
     def search(self, query: str, scope: Scope, options: SearchOptions = SearchOptions()) -> SearchResult:
-        return hybrid_search(self, query, scope, options)
+        # On a copy, which keeps the embedding model and its vectors of now: a switch meanwhile
+        # (``use_embedder``) cannot give the search one model's query and another's vectors.
+        return hybrid_search(copy.copy(self), query, scope, options)
 
     def warm(self, user: str) -> None:
         """Load the user's vectors for search now (seconds at 100k memories), and make their word
         index if an upgrade left it to be made (a minute at a million), not at the first search."""
         word_index.searched(self.db, user)
-        if self.vectors is not None:
-            self.vectors.mirror.warm(user)
+        if (vectors := self.vectors) is not None:
+            vectors.mirror.warm(user)
 
     # -- embedding upkeep ----------------------------------------------------------------------
 
@@ -231,27 +257,30 @@ class MemoryStore:
         """How many memories the active embedding model has not embedded yet. Remembered until the
         database changes (this connection's or another's): every search asks, and counting two
         tables at a million memories costs more than the search itself."""
-        if self.vectors is None:
+        if (vectors := self.vectors) is None:
             return 0
-        stamp = self.db.change_stamp()
-        if self._pending is None or self._pending[0] != stamp:
-            self._pending = (stamp, self.count() - self.vectors.count())
-        return self._pending[1]
+        key = (self.db.change_stamp(), vectors.table)
+        if (count := self._pending.get(key)) is None:
+            count = self.count() - vectors.count()
+            self._pending.clear()
+            self._pending[key] = count
+        return count
 
     def embed_pending(self, batch: int = 64, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed memories that lack a vector in the active model's space. Resumable: it only ever
-        looks at what is still missing, so an interrupted run continues where it stopped."""
-        if self.embedder is None or self.vectors is None:
-            return 0
+        looks at what is still missing, so an interrupted run continues where it stopped, and after
+        a switch of model (``use_embedder``) the next batch is the new model's."""
         total, done = self.pending_embeddings(), 0
-        while rows := self.vectors.missing(batch):
-            vectors = self.embedder.embed([r[1] for r in rows])
+        while True:
+            embedder, index = self._space
+            if embedder is None or not (rows := index.missing(batch)):
+                return done
+            vectors = embedder.embed([r[1] for r in rows])
             with self.db.transaction() as conn:
                 alive = {i for (i,) in conn.execute(
                     f"SELECT id FROM memories WHERE id IN ({','.join('?' * len(rows))})", [r[0] for r in rows])}
                 keep = [n for n, r in enumerate(rows) if r[0] in alive]
-                self.vectors.put(conn, [(rows[n][0], Scope(*rows[n][3:7]), rows[n][2]) for n in keep], vectors[keep])
+                index.put(conn, [(rows[n][0], Scope(*rows[n][3:7]), rows[n][2]) for n in keep], vectors[keep])
             done += len(rows)
             if progress:
                 progress(done, total)
-        return done

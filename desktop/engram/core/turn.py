@@ -5,7 +5,7 @@
 3. The reply streams; tool calls run in a bounded loop; Stop keeps the partial reply.
 4. The reply, the turn record and the reply's background jobs are committed together (on Retry,
    in place of the last reply, which is forgotten in the same transaction).
-5. The outbox worker archives the messages and writes summaries afterwards.
+5. The outbox worker archives the messages, writes summaries and distills memories afterwards.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from engram.core.archive import ARCHIVE_JOB, forget_message
 from engram.core.chat_model import ChatModel, Generation
 from engram.core.context import RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section, TurnContext, fit
+from engram.core.distill import DISTILL_JOB, sessions_to_distill
 from engram.core.errors import InvalidInput, ModelError
 from engram.core.memory_options import MemoryOptions, session_scope
 from engram.core.outbox import Outbox
@@ -158,6 +159,9 @@ class TurnEngine:
                 self.outbox.enqueue(ARCHIVE_JOB, {"message_id": reply.id}, conn)
             if needs_summary(self.sessions, self.store, session_id, self.options.summary_threshold):
                 self.outbox.enqueue(SUMMARY_JOB, {"session_id": session_id}, conn, unique=True)
+            if self.options.distill:
+                for due in sessions_to_distill(self.sessions.db, session):
+                    self.outbox.enqueue(DISTILL_JOB, {"session_id": due}, conn, unique=True)
         self.outbox.wake()
         return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
 

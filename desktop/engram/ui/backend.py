@@ -15,7 +15,7 @@ from engram.ui.workers import Pool, Worker
 
 
 class Backend(QObject):
-    opened = Signal(object)      # the Engram facade, once its database and embedder are ready
+    opened = Signal(object)      # the Engram facade, its database open (its embedding_problem: why no embedder)
     failed = Signal(object)      # the facade could not open (e.g. the data folder is not writable)
     error = Signal(object)       # any other call that failed without its own error handler
 

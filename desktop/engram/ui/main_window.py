@@ -8,14 +8,16 @@ import html
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget
+from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from engram.core.errors import EngramError, InvalidInput, ModelError
+from engram.core.embeddings import WORDS_ONLY
+from engram.core.errors import EngramError, InvalidInput
 from engram.core.files import TRASH_DIR
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
 from engram.ui.memories_tab import MemoriesTab
+from engram.ui.notice import Notice
 from engram.ui.sessions_panel import SessionsPanel
 from engram.ui.status_bar import StatusBar
 
@@ -57,9 +59,20 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.memories, "Memories")
         self.tabs.addTab(self.files, "Files")
         self.tabs.addTab(self.context, "Context")
+        # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
+        self.words_only = Notice(closable=False)
+        centre = QWidget()
+        column = QVBoxLayout(centre)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        holder = QHBoxLayout()
+        holder.setContentsMargins(16, 8, 16, 0)
+        holder.addWidget(self.words_only)
+        column.addLayout(holder)
+        column.addWidget(self.chat, 1)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.sessions)
-        split.addWidget(self.chat)
+        split.addWidget(centre)
         split.addWidget(self.tabs)
         split.setStretchFactor(1, 1)
         split.setSizes([250, 690, 380])
@@ -102,24 +115,45 @@ class MainWindow(QMainWindow):
         engram.outbox.start()
         self.files.attach(engram)
         self.sessions.trash = str(engram.data_dir / TRASH_DIR)
+        self.show_embedding_problem(engram.embedding_problem)
         self.refresh_sessions()
         self.memories.refresh()
         # After the lists: the disk thread is one, and loading vectors takes seconds at 100k memories.
         self.backend.disk(lambda engram: engram.store.warm(engram.user))
+        self.backend.disk(lambda engram: engram.embed_later())   # e.g. what a words-only run stored
         self.refresh_health()
         self._health.start()
         self.show_first_run(engram.settings)
         self.load_model()
 
     def _open_failed(self, error) -> None:
-        if isinstance(error, ModelError):   # the embedding model, which opening loads
-            what, where, state = ("load its embedding model", "another embedding model in Settings › Models",
-                                  "embedding model")
-        else:
-            what, where, state = "open its data", "another data folder in Settings › Data", "data folder"
-        self.status.set_model_state("error", state)
-        self.chat.notice.show_message(f"<b>Engram could not {what}.</b> {explain(error)}<br>"
-                                      f"Choose {where}, then restart.", "error", [("Settings…", self.open_settings)])
+        self.status.set_model_state("error", "data folder")
+        self.chat.notice.show_message(f"<b>Engram could not open its data.</b> {explain(error)}<br>"
+                                      "Choose another data folder in Settings › Data, then restart.", "error",
+                                      [("Settings…", self.open_settings)])
+
+    def show_embedding_problem(self, problem) -> None:
+        """While no embedding model loads, say so above the chat (which file, why, what to do)
+        until one does; chatting, the archive and recall by words go on meanwhile."""
+        if problem is None:
+            self.words_only.hide()
+            return
+        self.words_only.show_message(f"<b>No search by meaning: the embedding model did not load.</b>"
+                                     f" {explain(problem)}<br>{WORDS_ONLY}", "warning",
+                                     [("Settings…", lambda: self.open_settings(page="Models")),
+                                      ("Try again", self.reload_embedding_model)])
+
+    def reload_embedding_model(self) -> None:
+        """Load the embedding model the settings name again (its file may have been put right)."""
+        self.words_only.label.setText("Loading the embedding model…")
+        self.backend.disk(lambda engram: engram.use_embedding_model(engram.settings.embedding_model),
+                          returned=lambda _: self._embedding_model_changed(), errored=self.show_embedding_problem)
+
+    def _embedding_model_changed(self) -> None:
+        self.show_embedding_problem(None)
+        self.status.showMessage("Embedding model loaded: memories it has not embedded yet are embedded in the"
+                                " background", 8000)
+        self.refresh_health()
 
     def show_first_run(self, settings) -> None:
         if settings.chat_model:
@@ -380,13 +414,15 @@ class MainWindow(QMainWindow):
     # -- memory health and errors ---------------------------------------------------------------
 
     def refresh_health(self) -> None:
-        def shown(health):
-            self.status.set_health(health)
+        def shown(found):
+            health, to_embed, words_only = found
+            self.status.set_health(health, to_embed, words_only)
             if self._last_pending is not None and health.pending < self._last_pending:
                 self.memories.refresh()          # background work stored new memories
             self._last_pending = health.pending
 
-        self.backend.disk(lambda engram: engram.outbox.health(), returned=shown)
+        self.backend.disk(lambda engram: (engram.outbox.health(), engram.store.pending_embeddings(),
+                                          engram.embedder is None), returned=shown)
 
     def retry_failed_work(self) -> None:
         self.backend.disk(lambda engram: engram.outbox.retry_failed(), returned=lambda _: self.refresh_health())
@@ -415,6 +451,8 @@ class MainWindow(QMainWindow):
         self.show_first_run(engram.settings)
         if "chat" in changes:
             self.load_model()
+        if "embedding" in changes:
+            self._embedding_model_changed()
         self.memories.refresh()
 
     def move_data_dir(self, target: str, done) -> None:

@@ -1,7 +1,7 @@
 """Settings: models, memory, preferences and the data folder. Saved in the config folder
-(platformdirs) and applied without a restart where possible: a new chat model is loaded in the
-background, memory options take effect on the next turn; the embedding model and the data folder
-need the window to reopen its data (done here, after a safe move)."""
+(platformdirs) and applied without a restart: a new chat model is loaded in the background, memory
+options take effect on the next turn, a new embedding model is loaded before anything is saved
+(one that does not load changes nothing), and the data folder is reopened after a safe move."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
+from engram.core.embeddings import WORDS_ONLY
+from engram.core.errors import ModelError
 from engram.core.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.preferences import DETAIL_LEVELS
 from engram.ui.notice import Notice
@@ -22,6 +24,7 @@ SEARCH_TIMES = {"before_call": "Before every reply (inject)", "on_demand": "When
                 "hybrid": "Both"}
 STORAGE_SCOPES = ("user,session", "agent,user,session")
 SEARCH_SCOPES = ("user", "user,session", "agent,user")
+DISTILL_CHOICES = {"auto": "Automatic (not with the demo model)", "on": "On", "off": "Off"}
 
 
 class ModelPicker(QWidget):
@@ -122,8 +125,9 @@ class SettingsDialog(QDialog):
         self.embedding_model = ModelPicker(backend, "embedding", "The bundled all-MiniLM-L6-v2 (384 dimensions)")
         form.addRow("Embedding model", self.embedding_model)
         hint = QLabel("A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct"
-                      " or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used after"
-                      " Engram restarts; your memories are then re-embedded in the background as you chat.")
+                      " or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used as soon"
+                      " as it is saved; your memories are then re-embedded in the background, and found by their"
+                      " words meanwhile.")
         hint.setWordWrap(True)
         hint.setObjectName("Muted")
         form.addRow(hint)
@@ -142,6 +146,11 @@ class SettingsDialog(QDialog):
         self.storage_scope.addItems(STORAGE_SCOPES)
         self.search_scope = QComboBox()
         self.search_scope.addItems(SEARCH_SCOPES)
+        self.distill = QComboBox()
+        for choice, label in DISTILL_CHOICES.items():
+            self.distill.addItem(label, choice)
+        self.distill.setToolTip("After every few messages, the chat model notes facts, preferences and tasks"
+                                " from what you said, as memories you can see and edit.")
         self.system_prompt = QPlainTextEdit()
         self.system_prompt.setMaximumHeight(90)
         form.addRow("Search memories", self.search_time)
@@ -151,6 +160,7 @@ class SettingsDialog(QDialog):
         form.addRow("Summarise after (messages)", self.summary_threshold)
         form.addRow("Store memories as", self.storage_scope)
         form.addRow("Recall from", self.search_scope)
+        form.addRow("Note facts and preferences", self.distill)
         form.addRow("System prompt", self.system_prompt)
         scope_note = QLabel("“user” recalls across all your chats; “user,session” only within the open chat.")
         scope_note.setObjectName("Muted")
@@ -230,7 +240,11 @@ class SettingsDialog(QDialog):
             if combo.findText(value) < 0:
                 combo.addItem(value)
             combo.setCurrentText(value)
+        self.distill.setCurrentIndex(max(0, self.distill.findData(s.distill_memories)))
         self.system_prompt.setPlainText(s.system_prompt)
+        if (problem := engram.embedding_problem) is not None:
+            self.notice.show_message(f"The embedding model did not load: {problem.args[0]}. {WORDS_ONLY} Choose"
+                                     " another one (or “Use default”) and Save.", "warning")
         self.data_dir.setText(str(engram.data_dir))
         self.config_path.setText(s.path)
         self.backend.disk(lambda e: e.preferences.get(e.user), returned=self._show_preferences)
@@ -248,7 +262,7 @@ class SettingsDialog(QDialog):
                 "recall_mode": self.search_time.currentData(), "recall_max_results": self.max_results.value(),
                 "recall_threshold": round(self.threshold.value(), 2), "window_messages": self.window_size.value(),
                 "summary_threshold": self.summary_threshold.value(), "storage_scope": self.storage_scope.currentText(),
-                "search_scope": self.search_scope.currentText(),
+                "search_scope": self.search_scope.currentText(), "distill_memories": self.distill.currentData(),
                 "system_prompt": self.system_prompt.toPlainText().strip()}
 
     def preferences(self) -> dict:
@@ -278,8 +292,14 @@ class SettingsDialog(QDialog):
                                      "error")
             return
 
+        # A new embedding model, or the one that did not load (its file may have been put right).
+        embedding = values["embedding_model"] != engram.settings.embedding_model or engram.embedding_problem is not None
+
         def write(e):
             changed = {k for k, v in values.items() if getattr(e.settings, k) != v}
+            if embedding:
+                e.use_embedding_model(values["embedding_model"])    # ModelError: nothing saved, the one in use stays
+                changed.add("embedding_model")
             for key in changed:
                 setattr(e.settings, key, values[key])
             e.settings.save()
@@ -291,8 +311,18 @@ class SettingsDialog(QDialog):
             e.apply_settings(changed)
             return changed
 
-        self.backend.disk(write, returned=self._saved, errored=lambda err: self.notice.show_message(
-            f"Not saved: {err}", "error"))
+        if embedding:
+            self.notice.show_message("Loading the embedding model…", "info")
+        self.backend.disk(write, returned=self._saved, errored=self._not_saved)
+
+    def _not_saved(self, error) -> None:
+        if isinstance(error, ModelError):         # only the embedding model loads while saving
+            self.pages.setCurrentIndex(0)
+            self.embedding_model.show_error(error)
+            self.notice.show_message("The embedding model did not load (see below): nothing was saved or"
+                                     " changed.", "error")
+        else:
+            self.notice.show_message(f"Not saved: {error}", "error")
 
     def _saved(self, changed: set) -> None:
         groups = set()
@@ -304,7 +334,8 @@ class SettingsDialog(QDialog):
             groups.add("memory")
         note = "Saved."
         if "embedding" in groups:
-            note += " The new embedding model is used after Engram restarts."
+            note += (" The embedding model is in use now; memories it has not embedded yet are embedded in the"
+                     " background (the status bar counts them) and found by their words meanwhile.")
         self.notice.show_message(note, "info")
         self.applied.emit(groups)
 

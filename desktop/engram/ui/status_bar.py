@@ -47,8 +47,9 @@ class StatusBar(QStatusBar):
     def set_speed(self, tokens_per_second: float) -> None:
         self.speed.setText(f"{tokens_per_second:.1f} tokens/s" if tokens_per_second > 0 else "")
 
-    def set_health(self, health) -> None:
-        """Show an Outbox.health() (pending, failed, retrying, errors), or 'unknown' before it is open."""
+    def set_health(self, health, to_embed: int = 0, words_only: bool = False) -> None:
+        """Show an Outbox.health() (pending, failed, retrying, errors), or 'unknown' before it is open;
+        with how many memories wait for the embedding model, or that there is none (words only)."""
         if health is None:
             self.health.setText("Memory: …")
             self.health.setProperty("state", "")
@@ -57,15 +58,15 @@ class StatusBar(QStatusBar):
         else:
             self._errors = list(health.errors)
             bad = health.failed > 0
-            text = "Memory: up to date" if not health.pending and not bad else "Memory:"
-            if health.pending:
-                text += f" {health.pending} pending"
-            if bad:
-                text += f" {health.failed} failed"
-            self.health.setText(text)
+            parts = ["words only"] if words_only else []
+            parts += [f"{health.pending} pending"] if health.pending else []
+            parts += [f"{to_embed:,} to embed"] if to_embed else []
+            parts += [f"{health.failed} failed"] if bad else []
+            self.health.setText("Memory: " + (", ".join(parts) or "up to date"))
             self.health.setProperty("state", "bad" if bad else "ok")
             self.health.setToolTip("Background memory work (archiving, embedding, summaries)."
-                                   + (f" {health.retrying} retrying." if health.retrying else ""))
+                                   + (f" {health.retrying} retrying." if health.retrying else "")
+                                   + (" No embedding model: memories are found by their words." if words_only else ""))
             self.errors_action.setEnabled(bool(self._errors))
             self.retry_action.setEnabled(bad)
         self.health.style().unpolish(self.health)

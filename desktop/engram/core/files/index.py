@@ -304,12 +304,15 @@ class FileIndex:
             wanted.append((clean, content_hash(clean), line, source))
         known = self._existing(scope, [h for _, h, _, _ in wanted])
         fresh = list({h: (t, s) for t, h, _, s in wanted if h not in known}.values())
-        vectors = self.store.embedder.embed([t for t, _ in fresh]) if fresh and self.store.embedder else None
+        embedder = self.store.embedder      # None: words only; the chunks are embedded once a model works
+        vectors = embedder.embed([t for t, _ in fresh]) if fresh and embedder is not None else None
         row = (status, detail, description, digest, size)
         with self.db.transaction() as conn:
             if fresh:
+                # Vectors of a model switched away from meanwhile would land in the new one's table:
+                # those chunks are left to embed_pending instead.
                 added = self.store.add_many([NewMemory(t, scope, Kind.FILE, source=s) for t, s in fresh],
-                                            vectors=vectors)
+                                            embed=False, vectors=vectors if self.store.embedder is embedder else None)
                 known.update({m.content_hash: m.id for m in added})
             chunks = [(known[h], line) for _, h, line, _ in wanted]
             before = conn.execute("SELECT status, detail, description, content_hash, size FROM session_files"
