@@ -48,3 +48,14 @@ def test_keyboard_ctrl_f_searches_ctrl_n_starts_a_chat_shift_enter_adds_a_line(q
     qtbot.keyClick(composer, Qt.Key_Return, Qt.ShiftModifier)
     qtbot.keyClicks(composer, "line two")
     assert composer.toPlainText() == "line one\nline two" and window.turn is None
+
+
+def test_the_window_fits_a_768_pixel_screen_even_with_a_long_file_in_the_preview(qtbot, open_window):
+    """A 1366×768 laptop is common: no tab may ask for more height than it has (a preview as tall
+    as its file once pushed the status bar off the screen)."""
+    window = open_window()
+    window.tabs.setCurrentWidget(window.files)
+    window.files.editor.setPlainText("\n\n".join(f"## Part {n}\n\nA line of notes." for n in range(80)))
+    window.files.pages.setCurrentIndex(1)   # the preview shows what the editor holds
+    qtbot.waitUntil(lambda: window.files.preview.height() > 1000)
+    assert window.minimumSizeHint().height() <= 700

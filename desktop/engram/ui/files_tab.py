@@ -16,7 +16,7 @@ import html
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
-                               QPushButton, QSizePolicy, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem,
+                               QPushButton, QScrollArea, QSizePolicy, QSplitter, QTabWidget, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
 from engram.core.files import INDEX_NAME
@@ -92,8 +92,12 @@ class FilesTab(QWidget):
         preview_layout = QVBoxLayout(preview_holder)
         preview_layout.addWidget(self.preview)
         preview_layout.addStretch(1)
+        # Scrolled: the preview is as tall as the file, and must not make the window taller than the screen.
+        preview_scroll = QScrollArea()
+        preview_scroll.setWidgetResizable(True)
+        preview_scroll.setWidget(preview_holder)
         self.pages.addTab(self.editor, "Edit")
-        self.pages.addTab(preview_holder, "Preview")
+        self.pages.addTab(preview_scroll, "Preview")
         self.pages.currentChanged.connect(lambda i: i == 1 and self.preview.set_markdown(self.editor.toPlainText()))
         editor_layout.addWidget(self.pages, 1)
         buttons = QHBoxLayout()
