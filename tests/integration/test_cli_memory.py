@@ -101,6 +101,15 @@ def test_missing_embedding_model_is_reported_by_doctor_and_memory_works_by_words
     assert code == 0 and f"forgot #{memory_id}" in out
     code, out, _ = run(capsys, "memory", "list", "--data-dir", str(tmp_path / "d"))
     assert code == 0 and "remember the milk" not in out
+    from engram.core import app
+
+    def load(*_, **__):
+        raise AssertionError("the embedding model was loaded")
+
+    monkeypatch.setattr(app, "GGUFEmbedder", load)
+    for argv in (("sessions", "list"), ("prefs", "show")):   # they never load the model either
+        code, _, err = run(capsys, *argv, "--data-dir", str(tmp_path / "d"))
+        assert code == 0 and err == ""
 
 
 def test_doctor_all_good(capsys, tmp_path):

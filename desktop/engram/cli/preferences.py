@@ -35,19 +35,24 @@ def _print(found: dict, as_json: bool) -> None:
             print(f"{key}: {json.dumps(value, ensure_ascii=False) if isinstance(value, bool) else value}")
 
 
+def _open(args) -> Engram:
+    """Without the embedding model, which preferences never need."""
+    return Engram(getattr(args, "data_dir", None), meaning=False)
+
+
 def _show(args) -> int:
-    engram = Engram(getattr(args, "data_dir", None))
+    engram = _open(args)
     _print(engram.preferences.get(args.user or engram.user), args.json)
     return 0
 
 
 def _set(args) -> int:
-    engram = Engram(getattr(args, "data_dir", None))
+    engram = _open(args)
     _print(engram.preferences.set(args.user or engram.user, args.key, args.value), False)
     return 0
 
 
 def _unset(args) -> int:
-    engram = Engram(getattr(args, "data_dir", None))
+    engram = _open(args)
     _print(engram.preferences.unset(args.user or engram.user, args.key), False)
     return 0

@@ -49,7 +49,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _open(args) -> Engram:
-    return Engram(getattr(args, "data_dir", None))
+    """Without the embedding model: nothing here embeds or searches (and a broken one stops nothing)."""
+    return Engram(getattr(args, "data_dir", None), meaning=False)
 
 
 def _owned(engram: Engram, args):
