@@ -135,3 +135,35 @@ def test_a_failed_retry_keeps_the_old_reply_and_says_why(qtbot, open_window, sen
     assert [b.role for b in window.chat.view.bubbles] == ["user", "assistant"]
     assert window.chat.view.bubbles[-1] is old and not old.isHidden() and old.actions["Retry"].isVisible()
     assert "the model fell over" in window.chat.notice.text()
+
+
+def test_retry_answers_a_message_whose_turn_failed(qtbot, open_window, send, monkeypatch):
+    """The message is stored before the model is called; when the model then fails, Retry on the
+    error answers that stored message (once the cause is fixed) instead of sending it again."""
+    from engram.core.errors import ModelError
+
+    window = open_window(reply_tokens=4)
+    engine = window.backend.engram.turn_engine
+    working = engine.chat_model
+    broken = [True]
+
+    def chat_model():
+        if broken[0]:
+            raise ModelError("the chat model file is missing")
+        return working()
+
+    monkeypatch.setattr(engine, "chat_model", chat_model)
+    window.chat.composer.setPlainText("Name a fruit.")
+    qtbot.keyClick(window.chat.composer, Qt.Key_Return)
+    qtbot.waitUntil(lambda: window.turn is None, timeout=30_000)
+    failed = window.chat.view.bubbles[-1]
+    assert "could not reply" in failed.text
+    qtbot.waitUntil(lambda: failed.actions["Retry"].isVisible())
+    assert window.chat.composer.toPlainText() == ""                 # stored: not handed back to retype
+
+    broken[0] = False
+    qtbot.mouseClick(failed.actions["Retry"], Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.turn is None, timeout=60_000)
+    stored = window.backend.engram.sessions.messages(window.session.id)
+    assert [(m.role, m.content) for m in stored][0] == ("user", "Name a fruit.") and len(stored) == 2
+    assert [b.key for b in window.chat.view.bubbles] == [m.id for m in stored]

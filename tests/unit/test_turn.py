@@ -296,9 +296,11 @@ def test_recall_never_brings_back_the_reply_being_replaced(make_engram):
     assert all("crackers" not in m["content"] for m in engram.chat_model().calls[-1])
 
 
-def test_regenerate_needs_a_last_message_with_a_reply(make_engram):
+def test_regenerate_needs_a_message_and_answers_one_whose_turn_failed(make_engram):
+    broken = [True]
+
     def model(messages):
-        if messages[-1]["content"] == "this one fails":
+        if messages[-1]["content"] == "this one fails" and broken[0]:
             raise ModelError("the model fell over")
         return "OK."
 
@@ -309,9 +311,11 @@ def test_regenerate_needs_a_last_message_with_a_reply(make_engram):
     engram.turn_engine.send("s", "hi")
     with pytest.raises(ModelError):
         engram.turn_engine.send("s", "this one fails")
-    with pytest.raises(InvalidInput, match="no reply to replace"):
-        engram.turn_engine.regenerate("s")
     assert [m.content for m in engram.sessions.messages("s")] == ["hi", "OK.", "this one fails"]
+    broken[0] = False   # e.g. another chat model chosen: Retry answers the stored message, not a copy
+    again = engram.turn_engine.regenerate("s")
+    assert again.user_message.content == "this one fails" and again.reply.content == "OK."
+    assert [m.content for m in engram.sessions.messages("s")] == ["hi", "OK.", "this one fails", "OK."]
 
 
 def test_a_failed_regenerate_keeps_the_old_reply(make_engram):

@@ -220,16 +220,13 @@ class Sessions:
         return [Message(*r) for r in reversed(self.db.query(sql, params))]
 
     def last_exchange(self, session_id: str) -> tuple[Message, list[Message]]:
-        """The last user message and the replies after it: what Retry answers again."""
+        """The last user message and the replies after it (none after a turn that failed): what
+        Retry answers again."""
         self.get(session_id)
         asked = self.messages(session_id, roles=("user",), last=1)
         if not asked:
             raise InvalidInput("this chat has no message to answer again", hint="send a message first")
-        replies = self.messages(session_id, roles=("assistant",), after_id=asked[0].id)
-        if not replies:
-            raise InvalidInput("the last message has no reply to replace",
-                               hint="wait for its reply, or send a new message")
-        return asked[0], replies
+        return asked[0], self.messages(session_id, roles=("assistant",), after_id=asked[0].id)
 
     def delete_messages(self, session_id: str, message_ids: Sequence[int], conn) -> None:
         """Delete messages inside the caller's transaction (their turn records go with them)."""

@@ -89,10 +89,10 @@ class TurnEngine:
 
     def regenerate(self, session_id: str, *, on_token: Callable[[str], None] | None = None,
                    stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
-        """Answer the session's last user message again (Retry), streaming like ``send``. The
-        message is not stored again; its old reply is replaced by the new one in the transaction
-        that stores it (until then nothing is lost), and forgotten with its turn record and the
-        memory the archive made of it."""
+        """Answer the session's last user message again (Retry), streaming like ``send``; after a
+        turn that failed, answer it for the first time. The message is not stored again; its old
+        reply is replaced by the new one in the transaction that stores it (until then nothing is
+        lost), and forgotten with its turn record and the memory the archive made of it."""
         started = time.perf_counter()
         session = self.sessions.get(session_id)
         user_message, replies = self.sessions.last_exchange(session_id)

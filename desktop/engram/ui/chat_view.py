@@ -30,6 +30,7 @@ class Bubble(QFrame):
         self.setObjectName("Bubble")
         self.setProperty("role", role)
         self.role, self.key, self.turn = role, key, None
+        self.answerable = False   # an error in place of a reply to a stored message: Retry answers it
         self._text, self._dirty = text, False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
@@ -140,6 +141,11 @@ class ChatView(QScrollArea):
         self._follow = True
         return bubble
 
+    def offer_answer(self, bubble: Bubble) -> None:
+        """Let Retry answer the stored message that ``bubble`` (an error) failed to answer."""
+        bubble.answerable = True
+        self._mark_last_reply()
+
     def remove(self, bubble: Bubble) -> None:
         self.bubbles.remove(bubble)
         self._drop(bubble)
@@ -152,7 +158,8 @@ class ChatView(QScrollArea):
 
     def _mark_last_reply(self) -> None:
         for bubble in (b for b in self.bubbles if b.role == "assistant"):
-            bubble.actions["Retry"].setVisible(bubble.key is not None and self.bubbles[-1] is bubble)
+            bubble.actions["Retry"].setVisible((bubble.key is not None or bubble.answerable)
+                                               and self.bubbles[-1] is bubble)
 
     def find(self, key: int) -> Bubble | None:
         return next((b for b in self.bubbles if b.key == key), None)

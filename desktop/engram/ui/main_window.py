@@ -42,6 +42,7 @@ class MainWindow(QMainWindow):
         self.session = None          # the open Session, or None for a chat not yet started
         self.turn = None             # the Worker of the reply that is streaming
         self._reply = None           # its bubble
+        self._turn_session: dict = {}  # {"id": its session's id}, also of a new chat the turn made
         self._replaced = None        # the reply bubble a Retry replaces, hidden until the new one is stored
         self._sending = ""           # its words, until they are safely stored
         self._model_name = ""
@@ -308,11 +309,14 @@ class MainWindow(QMainWindow):
         self.chat.set_streaming(True)
         self.status.set_model_state("busy")
 
+        self._turn_session = {"id": session_id}
+
         def turn(engram, worker):
             streaming = {"on_token": worker.emit, "stop": worker.stop, "max_tokens": engram.settings.chat_max_tokens}
             if text is None:
                 return engram.turn_engine.regenerate(session_id, **streaming)
             sid = session_id or engram.sessions.get_or_create(None, engram.user, title=text).id
+            self._turn_session["id"] = sid
             return engram.turn_engine.send(sid, text, **streaming)
 
         self.turn = self.backend.model(turn, yielded=reply.append, returned=self._turn_done,
@@ -347,12 +351,16 @@ class MainWindow(QMainWindow):
         self.status.set_model_state("ready", self._model_name)
         self.status.set_speed(result.generation.tokens_per_second)
         self.context.show_record(result.record)
-        new = self.session is None or self.session.id != result.session.id
-        self.session = result.session
-        self.chat.title.setText(result.session.title or "New chat")
+        self._adopt_session(result.session)
+
+    def _adopt_session(self, session) -> None:
+        """The chat's session, once the first turn made it (or renamed it)."""
+        new = self.session is None or self.session.id != session.id
+        self.session = session
+        self.chat.title.setText(session.title or "New chat")
         if new:
-            self.files.set_folder(result.session.folder)
-            self.memories.set_session(result.session.id)
+            self.files.set_folder(session.folder)
+            self.memories.set_session(session.id)
         self.refresh_sessions()
 
     def _turn_failed(self, error) -> None:
@@ -368,17 +376,22 @@ class MainWindow(QMainWindow):
         self._reply.set_text(f"**Engram could not reply.** {error.args[0] if error.args else error}"
                              + (f"\n\n*Fix: {error.hint}*" if getattr(error, "hint", "") else ""))
         self._reply.set_status("error", "error")
-        session_id = self.session.id if self.session else None
+        session_id = self._turn_session["id"]
 
         def saved(engram):
-            """Whether the person's words reached the database (then they are not lost)."""
+            """The session, when the person's words reached the database (then they are not lost)."""
             if session_id is None:
-                return False
+                return None
             last = engram.sessions.messages(session_id, roles=("user",), last=1)
-            return bool(last) and last[0].content == text
+            return engram.sessions.get(session_id) if last and last[0].content == text else None
 
-        def check(was_saved):
-            if not was_saved and not self.chat.composer.toPlainText().strip():
+        reply = self._reply
+
+        def check(session):
+            if session is not None:
+                self._adopt_session(session)           # a new chat was made before the model failed
+                self.chat.view.offer_answer(reply)     # Retry, once the cause is fixed
+            elif not self.chat.composer.toPlainText().strip():
                 self.chat.composer.setPlainText(text)
                 self.chat.notice.show_message("Your message was not sent; it is back in the input box.", "warning")
 
@@ -386,9 +399,10 @@ class MainWindow(QMainWindow):
         self.refresh_sessions()
 
     def retry(self) -> None:
-        """Replace the last reply with a new one to the same message (which is not sent again)."""
+        """Replace the last reply (or the error in its place) with a new one to the same message,
+        which is not sent again."""
         last = self.chat.view.last_reply()
-        if self.turn is not None or self.session is None or last is None or last.key is None:
+        if self.turn is not None or self.session is None or last is None or (last.key is None and not last.answerable):
             return
         self.chat.notice.hide()
         last.hide()
