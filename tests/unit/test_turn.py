@@ -127,6 +127,19 @@ def test_recalled_memories_are_fenced_data_after_the_window_and_before_the_words
     assert not any("```" in m.text for m in engram.store.list(Scope(user="u"), limit=None))
 
 
+def test_the_same_words_said_in_several_chats_are_recalled_once(make_engram):
+    engram = make_engram(("Noted.",), window_messages=2, recall_max_results=2)
+    for n, said in enumerate(("I am allergic to peanuts.", "i am allergic to  peanuts", "I am allergic to peanuts!",
+                              "Peanut butter was my favourite as a child")):
+        engram.sessions.get_or_create(f"s{n}", "u")
+        engram.turn_engine.send(f"s{n}", said)
+    engram.outbox.run_due()
+    engram.sessions.get_or_create("today", "u")
+    recalled = [m["text"] for m in engram.turn_engine.send("today", "peanuts allergic snack").record.recalled]
+    assert len(recalled) == 2 and "Peanut butter was my favourite as a child" in recalled
+    assert sum("allergic" in text for text in recalled) == 1
+
+
 def test_what_the_window_holds_is_not_recalled_again(make_engram):
     engram = make_engram(("Noted.",), window_messages=10)
     engram.sessions.get_or_create("s", "u")

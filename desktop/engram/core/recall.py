@@ -3,11 +3,15 @@
 Search time follows the Agent Framework options: ``before_call`` searches with the person's
 words before every reply and injects the hits; ``on_demand`` gives the model a ``search_memory``
 tool instead; ``hybrid`` does both. Hits are quoted data in a fenced block with date and source,
-placed after the stable prefix. Memories already in the context (window, summary) are skipped, and
-the search scope always includes the user, so one person's memories never reach another's turn.
+placed after the stable prefix. Memories already in the context (window, summary) are skipped, so
+is a memory with the same words as a better hit (the same sentence said in three chats is one
+line, not three), and the search scope always includes the user, so one person's memories never
+reach another's turn.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from engram.core.context import RECALLED, Section, TurnContext
 from engram.core.memory_options import MemoryOptions
@@ -40,6 +44,18 @@ def block(prompt: str, lines: list[str]) -> str:
     return f"{prompt}\n{FENCE}memory\n" + "\n".join(lines) + f"\n{FENCE}"
 
 
+def _distinct(hits: Iterable[SearchHit]) -> list[SearchHit]:
+    """The hits without those whose words (case, spacing and end punctuation aside) a better one has."""
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        words = " ".join(hit.memory.text.casefold().split()).rstrip(".!?。！？ ")
+        if words not in seen:
+            seen.add(words)
+            kept.append(hit)
+    return kept
+
+
 class RecallProvider:
     def __init__(self, store: MemoryStore, options: MemoryOptions):
         self.store = store
@@ -49,9 +65,9 @@ class RecallProvider:
         wanted = self.options.recall_max_results
         already = len(turn.in_context_messages) + len(turn.in_context_memories) + 1
         result = self.store.search(query, turn.search_scope,
-                                   SearchOptions(k=wanted + already, threshold=self.options.recall_threshold,
+                                   SearchOptions(k=2 * wanted + already, threshold=self.options.recall_threshold,
                                                  kinds=RECALLED_KINDS))
-        hits = [h for h in result.hits if not self._in_context(h, turn)][:wanted]
+        hits = _distinct(h for h in result.hits if not self._in_context(h, turn))[:wanted]
         if hits:
             self.store.mark_accessed(h.memory.id for h in hits)
         turn.spent(embed_ms=result.embed_ms, search_ms=result.search_ms)
