@@ -28,7 +28,9 @@ def source_text(memory, titles: dict[str, str]) -> str:
     if role:
         parts.append(f"{role} message")
     if memory.source_ids:
-        parts.append("message #" + ", #".join(str(i) for i in memory.source_ids))
+        said = "message #" + ", #".join(str(i) for i in memory.source_ids)
+        noted = isinstance(memory.source, dict) and memory.source.get("made_by") == "distillation"
+        parts.append(f"noted by {memory.source.get('model') or 'the chat model'} from {said}" if noted else said)
     path = memory.source.get("path") if isinstance(memory.source, dict) else None
     if path:
         parts.append(f"file {path}")
