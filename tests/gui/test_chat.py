@@ -167,3 +167,23 @@ def test_retry_answers_a_message_whose_turn_failed(qtbot, open_window, send, mon
     stored = window.backend.engram.sessions.messages(window.session.id)
     assert [(m.role, m.content) for m in stored][0] == ("user", "Name a fruit.") and len(stored) == 2
     assert [b.key for b in window.chat.view.bubbles] == [m.id for m in stored]
+
+
+def test_a_full_disk_gives_the_words_back_and_the_next_try_stays_in_the_same_chat(qtbot, open_window):
+    window = open_window(reply_tokens=4)
+    engram = window.backend.engram
+    engram.db.execute(f"PRAGMA max_page_count = {engram.db.query_one('PRAGMA page_count')[0]}")
+    words = "Here are my trip notes: " + "Lisbon, Porto, Sintra. " * 400
+    window.chat.composer.setPlainText(words)
+    qtbot.keyClick(window.chat.composer, Qt.Key_Return)
+    qtbot.waitUntil(lambda: window.chat.composer.toPlainText() == words, timeout=30_000)
+    assert "is full" in window.chat.view.bubbles[-1].text and "free some space" in window.chat.view.bubbles[-1].text
+    assert window.status.state != "error"                     # the model is fine; the disk is not
+    qtbot.waitUntil(lambda: window.session is not None)       # the chat the turn made is the one shown
+
+    engram.db.execute("PRAGMA max_page_count = 1073741823")   # space again
+    window.chat.composer.setPlainText("The short version: Lisbon.")
+    qtbot.keyClick(window.chat.composer, Qt.Key_Return)
+    qtbot.waitUntil(lambda: window.turn is None and window.chat.view.bubbles[-1].key is not None, timeout=60_000)
+    chats = engram.sessions.list(engram.user)
+    assert len(chats) == 1 and [m.role for m in engram.sessions.messages(chats[0].id)] == ["user", "assistant"]

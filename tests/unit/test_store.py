@@ -227,3 +227,40 @@ def test_a_switch_of_embedding_model_while_the_store_is_in_use_never_mixes_space
     store.use_embedder(old)
     hits = store.search("Mimi the cat", ALICE, SearchOptions(mode="meaning")).hits
     assert hits[0].memory.id == added.id and hits[0].similarity > 0.5
+
+
+def test_a_full_disk_is_a_clear_error_and_changes_nothing(tmp_path):
+    """SQLite's own "database or disk is full" (here: the file may not grow, as on a full disk)."""
+    from engram.core.db import Database
+    from engram.core.errors import DataDirError
+    from fakes import FakeEmbedder
+
+    db = Database(tmp_path / "engram.sqlite")
+    store = MemoryStore(db, FakeEmbedder())
+    kept = store.add("I am allergic to peanuts", ALICE, "fact")
+    pages = db.query_one("PRAGMA page_count")[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(DataDirError, match="is full") as caught:
+        store.add_many([NewMemory(f"a long note number {n} " * 40, ALICE, "fact") for n in range(200)])
+    assert "free some space" in caught.value.hint
+    assert [m.id for m in store.list(Scope(user="alice"), limit=None)] == [kept.id]
+    db.execute(f"PRAGMA max_page_count = {pages * 100}")
+    store.add("and now there is room", ALICE, "fact")
+    assert store.count(Scope(user="alice")) == 2
+    assert [h.memory.id for h in store.search("peanuts", Scope(user="alice"), SearchOptions(mode="words")).hits] \
+        == [kept.id]
+
+
+def test_a_full_disk_inside_a_transaction_inside_another_is_said_once(tmp_path):
+    from engram.core.db import Database
+    from engram.core.errors import DataDirError
+
+    db = Database(tmp_path / "engram.sqlite")
+    store = MemoryStore(db, None)
+    store.add("kept", ALICE, "fact")
+    db.execute(f"PRAGMA max_page_count = {db.query_one('PRAGMA page_count')[0]}")
+    with pytest.raises(DataDirError, match="is full"):
+        with db.transaction():
+            store.add_many([NewMemory(f"note {n} " * 60, ALICE, "fact") for n in range(100)])
+    assert [m.text for m in store.list(Scope(user="alice"))] == ["kept"]
+    assert db.query_one("SELECT 1")   # the connection is usable afterwards

@@ -140,6 +140,20 @@ def test_the_same_words_said_in_several_chats_are_recalled_once(make_engram):
     assert sum("allergic" in text for text in recalled) == 1
 
 
+def test_a_full_disk_stops_the_turn_before_the_model_and_stores_nothing(make_engram):
+    from engram.core.errors import DataDirError
+
+    engram = make_engram(("Noted.",))
+    engram.sessions.get_or_create("s", "u")
+    engram.turn_engine.send("s", "hello")
+    engram.db.execute(f"PRAGMA max_page_count = {engram.db.query_one('PRAGMA page_count')[0]}")
+    calls = len(engram.chat_model().calls)
+    with pytest.raises(DataDirError, match="is full"):
+        engram.turn_engine.send("s", "a long message " * 800)
+    assert len(engram.chat_model().calls) == calls            # the model was never asked
+    assert [m.content for m in engram.sessions.messages("s")] == ["hello", "Noted."]
+
+
 def test_what_the_window_holds_is_not_recalled_again(make_engram):
     engram = make_engram(("Noted.",), window_messages=10)
     engram.sessions.get_or_create("s", "u")

@@ -116,12 +116,32 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[apsw.Connection]:
         """All statements inside commit together or not at all."""
-        with self._lock, self.conn:
+        with self._full_disk_said(), self._lock, self.conn:
             outer, self._holder = self._holder, threading.get_ident()
             try:
                 yield self.conn
             finally:
                 self._holder = outer
+
+    @contextmanager
+    def _full_disk_said(self) -> Iterator[None]:
+        """SQLite's "database or disk is full" as a DataDirError that says where and what to do.
+        The change is rolled back, so what was stored before stays as it was. SQLite may roll the
+        whole transaction back itself; the savepoint's own rollback then fails, with the full
+        disk as its context."""
+        try:
+            yield
+        except apsw.Error as e:
+            cause: BaseException | None = e
+            while cause is not None and not isinstance(cause, (apsw.FullError, DataDirError)):
+                cause = cause.__context__
+            if isinstance(cause, DataDirError):
+                raise cause from None   # said already, by a transaction inside this one
+            if cause is None:
+                raise
+            where = self.path.parent if self.path is not None else "memory"
+            raise DataDirError(f"the disk holding {where} is full: nothing was changed",
+                               hint="free some space on that disk, then try again") from cause
 
     @contextmanager
     def snapshot(self) -> Iterator[apsw.Connection]:
@@ -149,7 +169,7 @@ class Database:
         return self._holder == threading.get_ident()
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
-        with self._lock:
+        with self._full_disk_said(), self._lock:
             return self.conn.execute(sql, params)
 
     def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:

@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from engram.core.embeddings import WORDS_ONLY
-from engram.core.errors import EngramError, InvalidInput
+from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import TRASH_DIR
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
@@ -365,7 +365,7 @@ class MainWindow(QMainWindow):
 
     def _turn_failed(self, error) -> None:
         self._turn_finished()
-        self.status.set_model_state("error" if not isinstance(error, InvalidInput) else "ready")
+        self.status.set_model_state("ready" if isinstance(error, (InvalidInput, DataDirError)) else "error")
         if self._replaced is not None:        # a failed Retry: the old reply stays, as it does on disk
             self.chat.view.remove(self._reply)
             self._replaced.show()
@@ -379,17 +379,22 @@ class MainWindow(QMainWindow):
         session_id = self._turn_session["id"]
 
         def saved(engram):
-            """The session, when the person's words reached the database (then they are not lost)."""
-            if session_id is None:
-                return None
-            last = engram.sessions.messages(session_id, roles=("user",), last=1)
-            return engram.sessions.get(session_id) if last and last[0].content == text else None
+            """The chat the turn wrote to (None when none was made) and whether the person's words
+            reached the database (then they are not lost)."""
+            try:
+                session = engram.sessions.get(session_id) if session_id else None
+            except NotFound:
+                return None, False
+            last = engram.sessions.messages(session_id, roles=("user",), last=1) if session else []
+            return session, bool(last) and last[0].content == text
 
         reply = self._reply
 
-        def check(session):
+        def check(found):
+            session, stored = found
             if session is not None:
-                self._adopt_session(session)           # a new chat was made before the model failed
+                self._adopt_session(session)           # made by this turn: sending again goes on in it
+            if stored:
                 self.chat.view.offer_answer(reply)     # Retry, once the cause is fixed
             elif not self.chat.composer.toPlainText().strip():
                 self.chat.composer.setPlainText(text)
