@@ -59,3 +59,16 @@ def test_the_window_fits_a_768_pixel_screen_even_with_a_long_file_in_the_preview
     window.files.pages.setCurrentIndex(1)   # the preview shows what the editor holds
     qtbot.waitUntil(lambda: window.files.preview.height() > 1000)
     assert window.minimumSizeHint().height() <= 700
+
+
+def test_a_stalled_worker_shows_in_the_status_bar_with_its_reason(qtbot):
+    from engram.core.outbox import OutboxHealth
+    from engram.ui.status_bar import StatusBar
+
+    bar = StatusBar()
+    qtbot.addWidget(bar)
+    bar.set_health(OutboxHealth(3, 0, 0, [], "DataDirError: the disk holding /data is full"))
+    assert bar.health.text() == "Memory: stopped, see errors, 3 pending" and bar.health.property("state") == "bad"
+    assert bar.errors_action.isEnabled() and not bar.retry_action.isEnabled()
+    bar.set_health(OutboxHealth(0, 0, 0, []))
+    assert bar.health.text() == "Memory: up to date" and bar.health.property("state") == "ok"

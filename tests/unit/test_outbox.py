@@ -110,6 +110,44 @@ def test_the_worker_thread_runs_jobs_and_stops(db):
     assert done == [{"n": 1}]
 
 
+def test_a_worker_that_cannot_record_its_work_says_so_and_goes_on_once_it_can(tmp_path, monkeypatch):
+    """A full disk (here: the file may not grow) fails the job's own bookkeeping, not just the job:
+    the worker thread must neither die silently nor lose the job."""
+    import time
+
+    from engram.core import outbox as outbox_module
+    from engram.core.db import Database
+
+    monkeypatch.setattr(outbox_module, "STALLED_RETRY_SECONDS", 0.05)
+    db = Database(tmp_path / "engram.sqlite")
+    broken = [True]
+
+    def handler(payload):
+        if broken[0]:
+            raise RuntimeError("no room: " + "x" * 50_000)   # recording this error needs new pages
+
+    outbox = Outbox(db, {"work": handler})
+    outbox.enqueue("work", {"n": 1})
+    db.execute(f"PRAGMA max_page_count = {db.query_one('PRAGMA page_count')[0]}")
+    outbox.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not outbox.health().stalled and time.monotonic() < deadline:
+            time.sleep(0.02)
+        health = outbox.health()
+        assert "is full" in health.stalled and not health.ok and health.pending == 1
+        broken[0] = False
+        db.execute("PRAGMA max_page_count = 1073741823")
+        assert outbox.drain(timeout=10)
+        deadline = time.monotonic() + 5
+        while outbox.health().stalled and time.monotonic() < deadline:   # cleared just after the job is recorded
+            time.sleep(0.02)
+        assert outbox.health().ok
+    finally:
+        outbox.stop()
+    assert db.query_one("SELECT state FROM outbox")[0] == "done"
+
+
 def test_doctor_reports_failed_background_work(tmp_path, clock):
     from engram.core.db import Database
     from engram.core.doctor import _outbox

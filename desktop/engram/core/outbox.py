@@ -20,6 +20,7 @@ from datetime import datetime, timedelta, timezone
 from engram.core.db import Database
 
 log = logging.getLogger(__name__)
+STALLED_RETRY_SECONDS = 5.0   # how soon a worker whose database failed tries again
 Handler = Callable[[dict], None]
 
 
@@ -57,14 +58,15 @@ class OutboxHealth:
     failed: int
     retrying: int                                   # pending jobs that have failed at least once
     errors: list[Job] = field(default_factory=list)  # failed or retrying jobs, newest first
+    stalled: str = ""                               # why this process's worker cannot go on, if so
 
     @property
     def ok(self) -> bool:
-        return self.failed == 0
+        return self.failed == 0 and not self.stalled
 
     def to_json(self) -> dict:
         return {"pending": self.pending, "failed": self.failed, "retrying": self.retrying, "ok": self.ok,
-                "errors": [j.to_json() for j in self.errors]}
+                "stalled": self.stalled, "errors": [j.to_json() for j in self.errors]}
 
 
 class Outbox:
@@ -81,6 +83,7 @@ class Outbox:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.stalled = ""    # set while the worker cannot record its work (e.g. a full disk)
 
     # -- queueing ------------------------------------------------------------------------------
 
@@ -152,9 +155,17 @@ class Outbox:
 
     def _loop(self) -> None:
         while not self._stopping.is_set():
-            if self.run_due(limit=1):
-                continue
-            self._wake.wait(timeout=self._seconds_to_next())
+            try:
+                if self.run_due(limit=1):
+                    self.stalled = ""
+                    continue
+                wait = self._seconds_to_next()
+                self.stalled = ""
+            except Exception as e:  # the database itself failed (e.g. a full disk): say so, try again later
+                self.stalled = f"{type(e).__name__}: {e}"
+                log.warning("outbox worker stalled: %s", self.stalled)
+                wait = STALLED_RETRY_SECONDS
+            self._wake.wait(timeout=wait)
             self._wake.clear()
 
     def _seconds_to_next(self, most: float = 5.0) -> float:
@@ -197,7 +208,7 @@ class Outbox:
         rows = self.db.query(f"SELECT {Job.COLUMNS} FROM outbox WHERE last_error IS NOT NULL AND state != 'done'"
                              " ORDER BY updated_at DESC, id DESC LIMIT ?", (errors,))
         return OutboxHealth(counts.get("pending", 0), counts.get("failed", 0), retrying,
-                            [Job.from_row(r) for r in rows])
+                            [Job.from_row(r) for r in rows], self.stalled)
 
     def jobs(self, state: str | None = None, limit: int = 100) -> list[Job]:
         sql = f"SELECT {Job.COLUMNS} FROM outbox" + (" WHERE state = ?" if state else "") + " ORDER BY id DESC LIMIT ?"

@@ -35,6 +35,7 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.model)
         self.state = ""
         self._errors: list = []
+        self._stalled = ""
         self.set_model_state("starting")
         self.set_health(None)
 
@@ -57,25 +58,30 @@ class StatusBar(QStatusBar):
             self.retry_action.setEnabled(False)
         else:
             self._errors = list(health.errors)
-            bad = health.failed > 0
-            parts = ["words only"] if words_only else []
+            self._stalled = health.stalled
+            bad = health.failed > 0 or bool(health.stalled)
+            parts = ["stopped, see errors"] if health.stalled else []
+            parts += ["words only"] if words_only else []
             parts += [f"{health.pending} pending"] if health.pending else []
             parts += [f"{to_embed:,} to embed"] if to_embed else []
-            parts += [f"{health.failed} failed"] if bad else []
+            parts += [f"{health.failed} failed"] if health.failed else []
             self.health.setText("Memory: " + (", ".join(parts) or "up to date"))
             self.health.setProperty("state", "bad" if bad else "ok")
             self.health.setToolTip("Background memory work (archiving, embedding, summaries)."
                                    + (f" {health.retrying} retrying." if health.retrying else "")
                                    + (" No embedding model: memories are found by their words." if words_only else ""))
-            self.errors_action.setEnabled(bool(self._errors))
-            self.retry_action.setEnabled(bad)
+            self.errors_action.setEnabled(bool(self._errors) or bool(self._stalled))
+            self.retry_action.setEnabled(health.failed > 0)
         self.health.style().unpolish(self.health)
         self.health.style().polish(self.health)
 
     def _show_errors(self) -> None:
-        lines = [f"#{job.id} {job.kind} ({job.state}, {job.attempts} attempts): {job.last_error}"
-                 for job in self._errors]
-        box = QMessageBox(QMessageBox.Warning, "Memory work errors",
-                          f"{len(lines)} background job(s) had errors.", QMessageBox.Close, self)
+        lines = ([f"Background work has stopped and tries again every few seconds: {self._stalled}"]
+                 if self._stalled else [])
+        lines += [f"#{job.id} {job.kind} ({job.state}, {job.attempts} attempts): {job.last_error}"
+                  for job in self._errors]
+        summary = ("Background memory work has stopped: the database cannot record it." if self._stalled
+                   else f"{len(self._errors)} background job(s) had errors.")
+        box = QMessageBox(QMessageBox.Warning, "Memory work errors", summary, QMessageBox.Close, self)
         box.setDetailedText("\n\n".join(lines))
         box.open()
