@@ -72,3 +72,14 @@ def test_a_stalled_worker_shows_in_the_status_bar_with_its_reason(qtbot):
     assert bar.errors_action.isEnabled() and not bar.retry_action.isEnabled()
     bar.set_health(OutboxHealth(0, 0, 0, []))
     assert bar.health.text() == "Memory: up to date" and bar.health.property("state") == "ok"
+
+
+def test_a_session_file_that_could_not_be_indexed_shows_in_the_status_bar(qtbot):
+    from engram.core.outbox import OutboxHealth
+    from engram.ui.status_bar import StatusBar
+
+    bar = StatusBar()
+    qtbot.addWidget(bar)
+    bar.set_health(OutboxHealth(0, 0, 0, []), files_problem="2026-11-29_1404_trip/long.md: the disk is full")
+    assert bar.health.text() == "Memory: files not indexed, see errors" and bar.health.property("state") == "bad"
+    assert bar.errors_action.isEnabled()

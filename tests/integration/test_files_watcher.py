@@ -168,3 +168,31 @@ def test_a_deleted_sessions_folder_moves_to_the_trash_under_the_watcher(make_eng
                                                                  "plan.md"]
     assert (deleted.trashed / "by-hand.md").read_text() == "# Mine\nwritten by hand\n"
     assert [m.source["folder"] for m in engram.store.list(Scope(user="alice"), kinds=["file"])] == [kept.folder]
+
+
+def test_a_change_that_cannot_be_indexed_is_reported_until_indexing_works_again(watched, monkeypatch):
+    """The database may not grow (as on a full disk): the file gets a problem status that says
+    so, and is indexed once there is room again. A failure the index cannot even record reaches
+    the watcher, which keeps running and says why (the window's status bar shows it)."""
+    w = watched
+    w.db.execute(f"PRAGMA max_page_count = {w.db.query_one('PRAGMA page_count')[0]}")
+    other_process("""
+        (Path(folder) / "long.md").write_text("# Long\\n" + "A paragraph about the trip to Lisbon. " * 2000)
+    """, folder=str(w.folder))
+    wait_for(lambda: w.index.status(w.session.folder, "long.md").status == PROBLEM, what="a problem status")
+    assert "is full" in w.index.status(w.session.folder, "long.md").detail
+    w.db.execute("PRAGMA max_page_count = 1073741823")
+    other_process("""
+        (Path(folder) / "long.md").write_text("# Long\\nA paragraph about the trip to Lisbon.\\n")
+    """, folder=str(w.folder))
+    wait_for(lambda: w.index.status(w.session.folder, "long.md").status == INDEXED, what="indexed once there is room")
+
+    def unrecordable(folder, name):
+        raise RuntimeError("the index could not record anything")
+
+    monkeypatch.setattr(w.index, "sync_file", unrecordable)
+    (w.folder / "notes.md").write_text("# Notes\n")
+    assert ": the index could not record anything" in wait_for(lambda: w.watcher.problem, what="the report")
+    monkeypatch.undo()
+    (w.folder / "notes.md").write_text("# Notes\nagain\n")
+    wait_for(lambda: not w.watcher.problem, what="the report to clear once indexing works")

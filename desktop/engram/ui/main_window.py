@@ -435,7 +435,8 @@ class MainWindow(QMainWindow):
     def refresh_health(self) -> None:
         def shown(found):
             health, to_embed, words_only = found
-            self.status.set_health(health, to_embed, words_only)
+            watcher = self.backend.watcher
+            self.status.set_health(health, to_embed, words_only, watcher.problem if watcher is not None else "")
             if self._last_pending is not None and health.pending < self._last_pending:
                 self.memories.refresh()          # background work stored new memories
             self._last_pending = health.pending

@@ -35,7 +35,7 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.model)
         self.state = ""
         self._errors: list = []
-        self._stalled = ""
+        self._stalled = self._files_problem = ""
         self.set_model_state("starting")
         self.set_health(None)
 
@@ -48,9 +48,10 @@ class StatusBar(QStatusBar):
     def set_speed(self, tokens_per_second: float) -> None:
         self.speed.setText(f"{tokens_per_second:.1f} tokens/s" if tokens_per_second > 0 else "")
 
-    def set_health(self, health, to_embed: int = 0, words_only: bool = False) -> None:
+    def set_health(self, health, to_embed: int = 0, words_only: bool = False, files_problem: str = "") -> None:
         """Show an Outbox.health() (pending, failed, retrying, errors), or 'unknown' before it is open;
-        with how many memories wait for the embedding model, or that there is none (words only)."""
+        with how many memories wait for the embedding model, or that there is none (words only), and
+        why the session files watcher could not index a change (``files_problem``)."""
         if health is None:
             self.health.setText("Memory: …")
             self.health.setProperty("state", "")
@@ -58,9 +59,10 @@ class StatusBar(QStatusBar):
             self.retry_action.setEnabled(False)
         else:
             self._errors = list(health.errors)
-            self._stalled = health.stalled
-            bad = health.failed > 0 or bool(health.stalled)
+            self._stalled, self._files_problem = health.stalled, files_problem
+            bad = health.failed > 0 or bool(health.stalled) or bool(files_problem)
             parts = ["stopped, see errors"] if health.stalled else []
+            parts += ["files not indexed, see errors"] if files_problem else []
             parts += ["words only"] if words_only else []
             parts += [f"{health.pending} pending"] if health.pending else []
             parts += [f"{to_embed:,} to embed"] if to_embed else []
@@ -70,7 +72,7 @@ class StatusBar(QStatusBar):
             self.health.setToolTip("Background memory work (archiving, embedding, summaries)."
                                    + (f" {health.retrying} retrying." if health.retrying else "")
                                    + (" No embedding model: memories are found by their words." if words_only else ""))
-            self.errors_action.setEnabled(bool(self._errors) or bool(self._stalled))
+            self.errors_action.setEnabled(bool(self._errors or self._stalled or files_problem))
             self.retry_action.setEnabled(health.failed > 0)
         self.health.style().unpolish(self.health)
         self.health.style().polish(self.health)
@@ -78,10 +80,13 @@ class StatusBar(QStatusBar):
     def _show_errors(self) -> None:
         lines = ([f"Background work has stopped and tries again every few seconds: {self._stalled}"]
                  if self._stalled else [])
+        if self._files_problem:
+            lines.append(f"A change to a session file could not be indexed: {self._files_problem}")
         lines += [f"#{job.id} {job.kind} ({job.state}, {job.attempts} attempts): {job.last_error}"
                   for job in self._errors]
         summary = ("Background memory work has stopped: the database cannot record it." if self._stalled
-                   else f"{len(self._errors)} background job(s) had errors.")
+                   else f"{len(self._errors)} background job(s) had errors."
+                   + (" A session file could not be indexed." if self._files_problem else ""))
         box = QMessageBox(QMessageBox.Warning, "Memory work errors", summary, QMessageBox.Close, self)
         box.setDetailedText("\n\n".join(lines))
         box.open()

@@ -41,6 +41,7 @@ class FolderWatcher(FileSystemEventHandler):
         self._worker = None
         self._busy = False
         self.errors = 0
+        self.problem = ""    # the last failure to index, until indexing works again (the window shows it)
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -145,6 +146,9 @@ class FolderWatcher(FileSystemEventHandler):
                 self.index.sync_folder(folder)
             else:
                 self.index.sync_file(folder, name)
-        except Exception:  # one file's failure must never stop the watcher
+        except Exception as e:  # one file's failure must never stop the watcher
             self.errors += 1
+            self.problem = f"{folder}/{'' if name == WHOLE_FOLDER else name}: {e}"
             log.exception("indexing %s/%s failed", folder, name)
+        else:
+            self.problem = ""
