@@ -20,6 +20,8 @@ from engram.core.migrations import MIGRATIONS, owner_token
 from engram.core.words import index_text
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+DAMAGED_HINT = ("save what still reads (engram sessions export, engram memory list --json), then move the"
+                " file away: Engram starts a new one")
 
 
 def _check_file(path: Path) -> None:
@@ -69,6 +71,8 @@ class Database:
         except apsw.NotADBError as e:
             raise DatabaseError(f"{path} is not a usable SQLite database: {e}",
                                 hint="move the file away; Engram will not overwrite it") from e
+        except apsw.CorruptError as e:
+            raise DatabaseError(f"{path} is damaged: {e}", hint=DAMAGED_HINT) from e
         except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as e:
             raise DataDirError(f"cannot open {path} for writing: {e}",
                                hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e

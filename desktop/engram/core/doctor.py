@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engram.core import paths
 from engram.core.app import check_writable, embedding_model_path
-from engram.core.db import Database, versions
+from engram.core.db import DAMAGED_HINT, Database, versions
 from engram.core.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
 from engram.core.scope import Scope
@@ -54,6 +54,21 @@ def _database(ctx: dict) -> Check:
     ctx["db"] = db
     return Check("database", True, f"{db.path} (schema {db.schema_version()}); SQLite {v['sqlite']},"
                                    f" sqlite-vec {v['sqlite-vec']}, apsw {v['apsw']}")
+
+
+def _integrity(ctx: dict) -> Check:
+    """SQLite's quick check of every page (seconds at a million memories): a file damaged by a
+    failing disk is found here, not halfway through someone's work."""
+    if "db" not in ctx:
+        return Check("database integrity", False, "not checked: the database did not open")
+    try:
+        problems = [row[0].replace("\n", "; ") for row in ctx["db"].query("PRAGMA quick_check(5)") if row[0] != "ok"]
+    except EngramError as e:
+        problems = [str(e).split("\n")[0]]
+    if not problems:
+        return Check("database integrity", True, "every page reads back (SQLite quick_check)")
+    return Check("database integrity", False, "the database file is damaged: " + "; ".join(problems),
+                 DAMAGED_HINT)
 
 
 def _tokenizer(_: dict) -> Check:
@@ -125,7 +140,8 @@ def _chat_model(ctx: dict) -> Check:
     return Check("chat model", True, detail, required=False)
 
 
-CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _tokenizer, _embedding_model, _outbox, _chat_model]
+CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _integrity, _tokenizer, _embedding_model,
+                                         _outbox, _chat_model]
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None) -> list[Check]:

@@ -1,0 +1,28 @@
+"""A database file damaged on disk (a failing drive, a bad copy) is found by ``engram doctor``."""
+
+from engram.core import paths
+from engram.core.db import Database
+from engram.core.doctor import run_checks
+from engram.core.records import NewMemory
+from engram.core.scope import Scope
+from engram.core.store import MemoryStore
+
+
+def test_a_damaged_page_is_found_and_the_fix_says_how_to_save_what_reads(tmp_path):
+    data = tmp_path / "data"
+    db = Database(data / paths.DATABASE_FILE)
+    MemoryStore(db, None).add_many([NewMemory(f"memory number {n} about the trip " * 8, Scope(user="u"), "fact")
+                                    for n in range(400)])
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    healthy = {c.name: c for c in run_checks(str(data), str(tmp_path / "config"))}
+    assert healthy["database integrity"].ok
+
+    path = data / paths.DATABASE_FILE
+    size = path.stat().st_size
+    with path.open("r+b") as f:          # scribble over pages in the middle of the file
+        f.seek(size // 2 // 4096 * 4096)
+        f.write(b"\xa5" * 4096 * 4)
+    checks = {c.name: c for c in run_checks(str(data), str(tmp_path / "config"))}
+    found = [c for c in (checks.get("database"), checks.get("database integrity")) if c is not None and not c.ok]
+    assert found and "damaged" in found[0].detail and "engram sessions export" in found[0].fix
