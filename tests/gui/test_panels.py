@@ -114,3 +114,19 @@ def test_a_noted_memory_says_which_model_noted_it_and_from_which_messages():
     assert source_text(noted, {"s1": "Trip"}) == "chat “Trip” · noted by llama-3.2-3b from message #3, #5"
     archived = SimpleNamespace(scope=Scope(user="u", session="s1"), source_ids=(3,), source={"role": "user"})
     assert source_text(archived, {}) == "chat s1 · user message · message #3"
+
+
+def test_a_long_memory_list_says_only_the_newest_are_shown(qtbot, open_window):
+    from engram.core.records import NewMemory
+    from engram.ui.memories_tab import LIST_LIMIT
+
+    window = open_window()
+    engram = window.backend.engram
+    engram.store.add_many([NewMemory(f"note {n}", Scope(user=engram.user), "fact") for n in range(LIST_LIMIT + 5)],
+                          embed=False)
+    window.memories.refresh()
+    qtbot.waitUntil(lambda: window.memories.list.topLevelItemCount() == LIST_LIMIT)
+    assert window.memories.count.text().startswith(f"The newest {LIST_LIMIT} are shown")
+    window.memories.text.setText("note 50")                    # note 50, note 500..504
+    qtbot.waitUntil(lambda: window.memories.list.topLevelItemCount() == 6)
+    assert window.memories.count.text() == "6 memories"
