@@ -165,8 +165,9 @@ class MemoriesTab(QWidget):
             self.list.addTopLevelItem(item)
             if memory.id == keep:
                 chosen = item
+        found = f"{len(memories)} memor{'y' if len(memories) == 1 else 'ies'}"
         self.count.setText(f"The newest {LIST_LIMIT} are shown: filter by words or kind to find others"
-                           if len(memories) >= LIST_LIMIT else f"{len(memories)} memor{'y' if len(memories) == 1 else 'ies'}")
+                           if len(memories) >= LIST_LIMIT else found)
         if chosen is not None:                  # the same memory: keep what is being typed
             self.list.setCurrentItem(chosen)
             self.current = chosen.data(0, Qt.UserRole)
