@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from engram.core.context import RECALLED, Section, TurnContext
 from engram.core.memory_options import MemoryOptions
-from engram.core.records import Kind
+from engram.core.records import Kind, wording
 from engram.core.search import SearchHit, SearchOptions
 from engram.core.store import MemoryStore
 from engram.core.tools import Tool
@@ -49,7 +49,7 @@ def _distinct(hits: Iterable[SearchHit]) -> list[SearchHit]:
     seen: set[str] = set()
     kept = []
     for hit in hits:
-        words = " ".join(hit.memory.text.casefold().split()).rstrip(".!?。！？ ")
+        words = wording(hit.memory.text).rstrip(".!?。！？ ")
         if words not in seen:
             seen.add(words)
             kept.append(hit)

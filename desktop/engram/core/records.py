@@ -39,6 +39,12 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def wording(text: str) -> str:
+    """The words of a text, case and spacing aside: two memories with the same wording say the
+    same thing (recall shows it once; distillation does not note it again)."""
+    return " ".join(text.casefold().split())
+
+
 def normalise_text(text: str) -> str:
     """Validate memory text; returns it trimmed and NFC-normalised."""
     if not isinstance(text, str):

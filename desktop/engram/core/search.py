@@ -179,17 +179,15 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
     clause, params = scope.sql("n")
     # Neighbours are looked up (two index probes each) for the best candidates only: a weak
     # candidate's share would not lift anything into the results.
+    def neighbour(nearest: str, side: str) -> str:
+        return (f" CASE WHEN m.kind = 'message' AND pool.rank < ? THEN (SELECT {nearest}(n.id) FROM memories n"
+                " WHERE n.session = m.session AND n.user = m.user AND n.agent = m.agent"
+                f" AND n.application = m.application AND n.kind = 'message' AND n.id {side} m.id AND {clause}) END")
+
     rows = store.db.query(
         "WITH pool(id, rank) AS (SELECT value, key FROM json_each(?))"
         " SELECT m.id, m.application, m.agent, m.user, m.session, m.kind = 'message',"
-        "  CASE WHEN m.kind = 'message' AND pool.rank < ? THEN"
-        "  (SELECT max(n.id) FROM memories n WHERE n.session = m.session AND n.user = m.user"
-        f"    AND n.agent = m.agent AND n.application = m.application AND n.kind = 'message' AND n.id < m.id AND {clause})"
-        "  END,"
-        "  CASE WHEN m.kind = 'message' AND pool.rank < ? THEN"
-        "  (SELECT min(n.id) FROM memories n WHERE n.session = m.session AND n.user = m.user"
-        f"    AND n.agent = m.agent AND n.application = m.application AND n.kind = 'message' AND n.id > m.id AND {clause})"
-        "  END"
+        f"{neighbour('max', '<')}, {neighbour('min', '>')}"
         " FROM pool CROSS JOIN memories m ON m.id = pool.id",
         (json.dumps(ids), options.context_candidates, *params, options.context_candidates, *params))
     session_best: dict[tuple, float] = {}

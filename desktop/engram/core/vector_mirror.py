@@ -100,7 +100,8 @@ class UserVectors:
         if rows <= len(self.ids):
             return
         capacity = max(rows, 2 * len(self.ids), 1024)
-        self.ids, self.alive, self.int8, self.scale = (_grown(a, capacity) for a in (self.ids, self.alive, self.int8, self.scale))
+        self.ids, self.alive, self.int8, self.scale = (_grown(a, capacity)
+                                                       for a in (self.ids, self.alive, self.int8, self.scale))
         self.bits, self.metadata = (_grown(a, capacity, axis=1) for a in (self.bits, self.metadata))
 
     def _compact(self) -> None:
