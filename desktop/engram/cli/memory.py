@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from engram.cli import open_engram
 from engram.core.app import Engram
+from engram.core.forget import forget_memory
 from engram.core.records import Kind
 from engram.core.scope import Scope
 from engram.core.search import MODES, SearchOptions
@@ -103,8 +105,13 @@ def _list(args) -> int:
 def _forget(args) -> int:
     engram, scope = _open(args, meaning=False)
     engram.store.get(args.id, scope)
-    engram.store.delete(args.id, actor="user")
-    print(f"forgot #{args.id}")
+    done = forget_memory(engram, args.id, actor="user")
+    made = done.ids[1:]
+    print(f"forgot #{args.id}" + (f" and the notes and summaries made from it: #{', #'.join(map(str, made))}"
+                                  if made else ""))
+    if not done.log_released:
+        print("note: another Engram program kept the database busy; old copies in the write-ahead log (-wal)"
+              " go when it closes", file=sys.stderr)
     return 0
 
 

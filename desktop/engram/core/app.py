@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from engram.core import paths
+from engram.core import paths, word_index
 from engram.core.archive import ARCHIVE_JOB, Archiver, forget_session
 from engram.core.chat_model import ChatModel
 from engram.core.context import ContextProvider
@@ -19,6 +19,7 @@ from engram.core.embeddings import Embedder, GGUFEmbedder
 from engram.core.errors import DataDirError, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.provider import FileMemoryProvider
+from engram.core.forget import release_log
 from engram.core.settings import Settings
 from engram.core.memory_options import MemoryOptions
 from engram.core.outbox import Outbox
@@ -181,9 +182,13 @@ class Engram:
         """Forget a session for real: messages, turn records and the memories taken from it. Then,
         its folder of files (which may hold a person's own notes) moves to <data dir>/trash/. When
         it cannot move, the session is deleted all the same and the problem is returned."""
-        folder = self.files.folder(self.sessions.get(session_id).folder)
+        session = self.sessions.get(session_id)
+        folder = self.files.folder(session.folder)
         messages = self.sessions.delete(session_id, lambda s: (self.files.forget(s.folder),
                                                                forget_session(self.store, s.user, s.id)))
+        with self.db.transaction() as conn:
+            word_index.purge(conn, session.user)      # the deleted words leave the index's bytes too
+        release_log(self.db)
         try:
             return DeletedSession(messages, folder.path, self.files.discard(folder.name, self.data_dir / TRASH_DIR))
         except DataDirError as e:

@@ -165,7 +165,9 @@ class MemoryStore:
         return self.get(memory_id)
 
     def delete(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> None:
-        """Forget a memory for real: its text, vectors, index entry and old texts in the history."""
+        """Delete a memory: its row, vectors, word-index entry and old texts in the history. The
+        index keeps the words' bytes until it is merged and the write-ahead log keeps old pages until
+        a checkpoint: ``engram.core.forget.forget_memory`` does both, and forgets what was made from it."""
         user = self.get(memory_id).scope.user
         with self.db.transaction() as conn:
             conn.execute(f"DELETE FROM {word_index.made(conn, user)} WHERE rowid = ?", (memory_id,))

@@ -54,3 +54,12 @@ def searched(db: "Database", user: str) -> str | None:
 def documents(db: "Database", name: str) -> int:
     """How many memories the index holds (its length table has a row each: 0.6 ms at a million)."""
     return db.query_one(f"SELECT count(*) FROM {name}_docsize")[0]
+
+
+def purge(conn: apsw.Connection, user: str) -> None:
+    """Merge the user's index into one segment, so that deleted memories' terms leave its bytes:
+    FTS5 keeps them in the old segments (findable no more, but readable in the file) until then.
+    Rewrites the whole index (about a second per 100k memories); for forgetting only."""
+    row = conn.execute(_FIND, (user,)).fetchone()
+    if row:
+        conn.execute(f"INSERT INTO {row[0]}({row[0]}) VALUES ('optimize')")

@@ -1,0 +1,386 @@
+"""Forgetting for real: one memory with every copy made from it, or a text wherever it is stored.
+
+A DELETE in SQLite leaves the words behind in three places: the FTS5 word index keeps a deleted
+memory's terms in its segments until they are merged (``word_index.purge`` merges them); the
+write-ahead log keeps old pages until a checkpoint copies them back and the log is truncated
+(``release_log``, which waits for other processes' reads to end; freed pages are zeroed because
+every Engram connection sets ``secure_delete``); and everything made from the text: the notes
+and summaries distilled from a message, the turn records that recalled it. ``forget_memory``
+handles one memory; ``find`` and ``forget_everywhere`` a text the person names, in the chats,
+titles, folder names, turn records, memories, history, session files and the trash.
+
+Notes and summaries made from a forgotten message are dropped, not regenerated: a summary or a
+note written again from the chat would be the model's new words, which the person did not ask
+for (a chat that goes on is summarised again from what it still holds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engram.core import word_index
+from engram.core.archive import ARCHIVE_JOB
+from engram.core.atomic import write_bytes_atomic
+from engram.core.errors import DataDirError, InvalidInput
+from engram.core.files import INDEX_NAME, SESSIONS_DIR, TRASH_DIR
+from engram.core.records import Actor, Kind
+from engram.core.sessions import slug
+
+if TYPE_CHECKING:
+    from engram.core.app import Engram
+    from engram.core.db import Database
+
+FORGOTTEN = "[forgotten]"
+FOLDER_FORGOTTEN = "forgotten"
+LOG_WAIT_SECONDS = 10.0          # how long to wait for other processes' reads before giving up
+DERIVED_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPERIENCE, Kind.SUMMARY)
+MIN_TEXT_CHARS = 3               # a shorter text would match half the database
+
+
+def release_log(db: "Database", wait: float = LOG_WAIT_SECONDS) -> bool:
+    """Copy the write-ahead log into the database and truncate it to nothing, so that the pages
+    that held forgotten text before the change are gone from the ``-wal`` file too. A checkpoint
+    cannot pass a read that another process has open; SQLite waits for it (the busy timeout) and
+    this tries again until ``wait`` has passed. Returns whether the log is empty now (False: another
+    process kept reading the whole time; its last connection to close truncates the log)."""
+    if db.path is None:
+        return True
+    deadline = time.monotonic() + wait
+    while True:
+        busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
+def redact(value, pattern: re.Pattern):
+    """A JSON-like value with every match of ``pattern`` in its strings replaced by [forgotten]."""
+    if isinstance(value, str):
+        return pattern.sub(FORGOTTEN, value)
+    if isinstance(value, list):
+        return [redact(v, pattern) for v in value]
+    if isinstance(value, dict):
+        return {k: redact(v, pattern) for k, v in value.items()}
+    return value
+
+
+def words_of(texts: list[str]) -> re.Pattern:
+    """Any of the texts, in any case."""
+    return re.compile("|".join(re.escape(t) for t in sorted(set(texts), key=len, reverse=True)), re.IGNORECASE)
+
+
+# -- one memory ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ForgottenMemory:
+    """What ``forget_memory`` removed: the memory and the notes and summaries made from it (ids),
+    how many turn records had it recalled (its text there is now [forgotten]), and whether the
+    write-ahead log could be emptied."""
+
+    ids: list[int]
+    turns: int
+    log_released: bool
+
+
+def derived_from(engram: "Engram", user: str, message_ids: list[int]) -> list[int]:
+    """The notes and summaries made from any of these messages (their provenance names them)."""
+    if not message_ids:
+        return []
+    return [i for (i,) in engram.db.query(
+        f"SELECT id FROM memories WHERE user = ? AND kind IN ({','.join('?' * len(DERIVED_KINDS))})"
+        " AND EXISTS (SELECT 1 FROM json_each(source_ids) s WHERE s.value IN (SELECT value FROM json_each(?)))",
+        (user, *[k.value for k in DERIVED_KINDS], json.dumps(message_ids)))]
+
+
+def forget_memory(engram: "Engram", memory_id: int, *, actor: Actor | str = Actor.USER) -> ForgottenMemory:
+    """Delete a memory with every copy made from it: its text, vectors, word-index entries (as
+    bytes), history texts, the notes and summaries distilled from its message (dropped), and its
+    text in the turn records that recalled it ([forgotten]); then empty the write-ahead log."""
+    memory = engram.store.get(memory_id)
+    user = memory.scope.user
+    messages = list(memory.source_ids) if memory.kind == Kind.MESSAGE else []
+    ids = [memory_id, *[i for i in derived_from(engram, user, messages) if i != memory_id]]
+    texts = [m.text for m in engram.store.get_many(ids)]
+    with engram.db.transaction() as conn:
+        turns = _redact_turns_recalling(conn, user, ids, words_of(texts))
+        for i in ids:
+            engram.store.delete(i, actor=actor)
+        word_index.purge(conn, user)
+    return ForgottenMemory(ids, turns, release_log(engram.db))
+
+
+def _redact_turns_recalling(conn, user: str, ids: list[int], pattern: re.Pattern) -> int:
+    rows = conn.execute(
+        "SELECT t.id, t.messages, t.recalled, t.tool_calls FROM turns t JOIN sessions s ON s.id = t.session_id"
+        " WHERE s.user = ? AND EXISTS (SELECT 1 FROM json_each(t.recalled) r"
+        " WHERE json_extract(r.value, '$.id') IN (SELECT value FROM json_each(?)))", (user, json.dumps(ids))).fetchall()
+    for turn_id, *columns in rows:
+        _rewrite_turn(conn, turn_id, columns, pattern)
+    return len(rows)
+
+
+def _rewrite_turn(conn, turn_id: int, columns: list[str], pattern: re.Pattern) -> None:
+    messages, recalled, tool_calls = (json.dumps(redact(json.loads(c), pattern), ensure_ascii=False) for c in columns)
+    conn.execute("UPDATE turns SET messages = ?, recalled = ?, tool_calls = ? WHERE id = ?",
+                 (messages, recalled, tool_calls, turn_id))
+
+
+# -- a text, everywhere ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Place:
+    """One place a text is stored. ``what`` says which kind of place (see PLACES), ``where`` names
+    it for a person, ``key`` is what ``forget_everywhere`` changes. ``persons_file``: a file a person
+    may have written, changed only when they say so."""
+
+    what: str
+    where: str
+    key: tuple
+    persons_file: bool = False
+
+
+PLACES = {   # what -> what forgetting does there
+    "message": "the words become [forgotten]",
+    "chat title": "the words become [forgotten]",
+    "chat folder": "the folder is renamed",
+    "turn record": "the words become [forgotten] in what the model saw and what was recalled",
+    "memory": "deleted, with its vectors, word-index entries and history",
+    "memory history": "the old text becomes [forgotten]",
+    "background job": "the words become [forgotten] in the job's record",
+    "preference": "the words become [forgotten]",
+    "file": "the words become [forgotten] in the file (only when you say so)",
+    "file name": "the file is renamed (only when you say so)",
+    "trash folder": "the folder is renamed",
+    "trash file": "the words become [forgotten] in the file (only when you say so)",
+}
+
+
+@dataclass
+class Forgotten:
+    """What ``forget_everywhere`` did: places changed, places left (files not to be touched), and
+    whether the write-ahead log could be emptied."""
+
+    changed: list[Place] = field(default_factory=list)
+    left: list[Place] = field(default_factory=list)
+    log_released: bool = True
+
+
+def check_text(text: str) -> str:
+    if not isinstance(text, str) or len(text.strip()) < MIN_TEXT_CHARS:
+        raise InvalidInput(f"give at least {MIN_TEXT_CHARS} characters to forget",
+                           hint="a shorter text would match in too many places")
+    return text.strip()
+
+
+def find(engram: "Engram", text: str, user: str) -> list[Place]:
+    """Every place the text is stored for this person (case aside), without changing anything."""
+    pattern = words_of([check_text(text)])
+    folder_pattern = words_of([text.strip(), *([slug(text)] if slug(text) else [])])
+    holds = lambda value: value is not None and pattern.search(value) is not None  # noqa: E731
+    q = engram.db.query
+    places: list[Place] = []
+    sessions = q("SELECT id, title, folder FROM sessions WHERE user = ?", (user,))
+    for session_id, title, folder in sessions:
+        name = f"chat {session_id}"
+        if holds(title):
+            places.append(Place("chat title", name, (session_id,)))
+        if folder_pattern.search(folder):
+            places.append(Place("chat folder", f"{name}: folder {folder}", (session_id, folder)))
+    ids = json.dumps([s[0] for s in sessions])
+    for message_id, session_id, content in q(
+            "SELECT id, session_id, content FROM messages WHERE session_id IN (SELECT value FROM json_each(?))", (ids,)):
+        if holds(content):
+            places.append(Place("message", f"chat {session_id}, message #{message_id}", (message_id,)))
+    for turn_id, session_id, *columns in q(
+            "SELECT id, session_id, messages, recalled, tool_calls FROM turns"
+            " WHERE session_id IN (SELECT value FROM json_each(?))", (ids,)):
+        if any(holds(c) for c in columns):
+            places.append(Place("turn record", f"chat {session_id}, turn record #{turn_id}", (turn_id,)))
+    for memory_id, kind, memory_text, source in q(
+            "SELECT id, kind, text, source FROM memories WHERE user = ?", (user,)):
+        if holds(memory_text) or holds(source):   # a file's chunk goes with the file, when it changes
+            places.append(Place("memory", f"memory #{memory_id} ({kind})", (memory_id,),
+                                persons_file=kind == Kind.FILE.value))
+    for change_id, memory_id, old, new in q(
+            "SELECT h.id, h.memory_id, h.old_text, h.new_text FROM memory_history h"
+            " JOIN memories m ON m.id = h.memory_id WHERE m.user = ?", (user,)):
+        if holds(old) or holds(new):
+            places.append(Place("memory history", f"memory #{memory_id}, change #{change_id}", (change_id,)))
+    for job_id, payload, error in q("SELECT id, payload, last_error FROM outbox"):
+        if holds(payload) or holds(error):
+            places.append(Place("background job", f"background job #{job_id}", (job_id,)))
+    for key, value in q("SELECT key, value FROM preferences WHERE user = ?", (user,)):
+        if holds(value):
+            places.append(Place("preference", f"preference {key}", (key,)))
+    root = engram.data_dir / SESSIONS_DIR
+    for session_id, _, folder in sessions:
+        places += _files(root / folder, pattern, "file", f"chat {session_id}")
+    trash = engram.data_dir / TRASH_DIR
+    for entry in sorted(trash.iterdir()) if trash.is_dir() else []:
+        if folder_pattern.search(entry.name):
+            places.append(Place("trash folder", f"trash: {entry.name}", (entry.name,)))
+        places += _files(entry, pattern, "trash file", "trash")
+    return places
+
+
+def _files(folder: Path, pattern: re.Pattern, what: str, where: str) -> list[Place]:
+    """Files under a folder whose bytes or name hold the text (any file: a person's notes may be
+    anything). The generated index memories.md is Engram's own and is rewritten, not asked about."""
+    found: list[Place] = []
+    if not folder.is_dir():
+        return [Place(what, f"{where}: {folder.name}", (str(folder),), persons_file=True)] \
+            if folder.is_file() and _holds_bytes(folder, pattern) else []
+    for dirpath, _, filenames in os.walk(folder, followlinks=False):
+        for filename in sorted(filenames):
+            path = Path(dirpath, filename)
+            name = path.relative_to(folder).as_posix()
+            if path.is_symlink():
+                continue
+            if pattern.search(filename):
+                found.append(Place("file name" if what == "file" else what, f"{where}: file name {name}",
+                                   (str(path),), persons_file=True))
+            elif _holds_bytes(path, pattern):
+                found.append(Place(what, f"{where}: {name}", (str(path),), persons_file=name != INDEX_NAME))
+    return found
+
+
+def _text_of(path: Path) -> str:
+    """A file's bytes as text that gives the same bytes back, whatever they are."""
+    return path.read_bytes().decode("utf-8", errors="surrogateescape")
+
+
+def _holds_bytes(path: Path, pattern: re.Pattern) -> bool:
+    try:
+        return pattern.search(_text_of(path)) is not None
+    except OSError:
+        return False
+
+
+def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = False,
+                      places: list[Place] | None = None) -> Forgotten:
+    """Remove or redact the text in every place ``find`` lists (or in ``places``, as listed to the
+    person): memories holding it are forgotten with ``forget_memory``'s thoroughness; messages,
+    titles, turn records, history, jobs and preferences keep their place with [forgotten] instead
+    of the words; folders are renamed. Files (a person's notes) change only with ``files``. The
+    messages changed are archived again, as they read now; the notes and summaries made from them
+    are dropped. Finally the word index is merged and the write-ahead log emptied."""
+    text = check_text(text)
+    pattern = words_of([text])
+    folder_pattern = words_of([text, *([slug(text)] if slug(text) else [])])
+    places = find(engram, text, user) if places is None else places
+    done = Forgotten()
+    by_kind: dict[str, list[Place]] = {}
+    for place in places:
+        if place.persons_file and not files:
+            done.left.append(place)
+        else:
+            by_kind.setdefault(place.what, []).append(place)
+            done.changed.append(place)
+    for place in by_kind.get("file", []) + by_kind.get("file name", []) + by_kind.get("trash file", []):
+        _rewrite_file(engram, Path(place.key[0]), pattern)
+    redacted_messages = [p.key[0] for p in by_kind.get("message", [])]
+    with engram.db.transaction() as conn:
+        archived = [i for (i,) in conn.execute(
+            "SELECT id FROM memories WHERE user = ? AND kind = 'message' AND json_extract(source, '$.message_id')"
+            " IN (SELECT value FROM json_each(?))", (user, json.dumps(redacted_messages)))]
+        memories = {p.key[0] for p in by_kind.get("memory", [])} | set(archived) | set(derived_from(engram, user, redacted_messages))
+        for message_id in redacted_messages:
+            (content,) = conn.execute("SELECT content FROM messages WHERE id = ?", (message_id,)).fetchone()
+            conn.execute("UPDATE messages SET content = ? WHERE id = ?", (pattern.sub(FORGOTTEN, content), message_id))
+        for place in by_kind.get("chat title", []):
+            conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (pattern.sub(FORGOTTEN, _title(conn, place)),
+                                                                          place.key[0]))
+        for place in by_kind.get("turn record", []):
+            row = conn.execute("SELECT messages, recalled, tool_calls FROM turns WHERE id = ?", place.key).fetchone()
+            _rewrite_turn(conn, place.key[0], list(row), pattern)
+        for place in by_kind.get("memory history", []):
+            conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
+                         (*[None if t is None else pattern.sub(FORGOTTEN, t) for t in conn.execute(
+                             "SELECT old_text, new_text FROM memory_history WHERE id = ?", place.key).fetchone()],
+                          place.key[0]))
+        for place in by_kind.get("background job", []):
+            payload, error = conn.execute("SELECT payload, last_error FROM outbox WHERE id = ?", place.key).fetchone()
+            conn.execute("UPDATE outbox SET payload = ?, last_error = ? WHERE id = ?",
+                         (json.dumps(redact(json.loads(payload), pattern), ensure_ascii=False),
+                          None if error is None else pattern.sub(FORGOTTEN, error), place.key[0]))
+        for place in by_kind.get("preference", []):
+            (value,) = conn.execute("SELECT value FROM preferences WHERE user = ? AND key = ?",
+                                    (user, place.key[0])).fetchone()
+            conn.execute("UPDATE preferences SET value = ? WHERE user = ? AND key = ?",
+                         (json.dumps(redact(json.loads(value), pattern), ensure_ascii=False), user, place.key[0]))
+        present = {i for (i,) in conn.execute("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+                                              (json.dumps(sorted(memories)),))}
+        for memory_id in sorted(present):
+            engram.store.delete(memory_id, actor=Actor.USER)
+        for message_id in redacted_messages:
+            engram.outbox.enqueue(ARCHIVE_JOB, {"message_id": message_id}, conn)
+        for place in by_kind.get("chat folder", []):
+            _rename_session_folder(engram, conn, place.key[0], place.key[1], folder_pattern)
+        word_index.purge(conn, user)
+    for place in by_kind.get("trash folder", []):
+        _rename(engram.data_dir / TRASH_DIR / place.key[0], folder_pattern)
+    if by_kind.get("file"):
+        engram.files.sync_all()
+    done.log_released = release_log(engram.db)
+    return done
+
+
+def _title(conn, place: Place) -> str:
+    return conn.execute("SELECT title FROM sessions WHERE id = ?", place.key).fetchone()[0]
+
+
+def _rewrite_file(engram: "Engram", path: Path, pattern: re.Pattern) -> None:
+    """[forgotten] in place of the words in a file, and in its name (same folder)."""
+    try:
+        text = _text_of(path)
+        if pattern.search(text):
+            write_bytes_atomic(path, pattern.sub(FORGOTTEN, text).encode("utf-8", errors="surrogateescape"))
+        if pattern.search(path.name):
+            _rename(path, pattern)
+    except OSError as e:
+        raise DataDirError(f"cannot change {path}: {e.strerror}", hint="check the file's permissions") from e
+
+
+def _rename(path: Path, pattern: re.Pattern) -> Path:
+    """The file or folder renamed with 'forgotten' in place of the words (a number added on a clash)."""
+    base = pattern.sub(FOLDER_FORGOTTEN, path.name)
+    target, n = path.with_name(base), 1
+    while os.path.lexists(target):
+        n += 1
+        target = path.with_name(f"{base}-{n}")
+    try:
+        os.rename(path, target)
+    except OSError as e:
+        raise DataDirError(f"cannot rename {path}: {e.strerror}", hint="check the folder's permissions") from e
+    return target
+
+
+def _rename_session_folder(engram: "Engram", conn, session_id: str, folder: str, pattern: re.Pattern) -> None:
+    """A chat's folder under a name without the words, in the database and on disk together (the
+    files index is paused meanwhile). A rename that fails on disk undoes the database's."""
+    with engram.files._lock:
+        new, n = pattern.sub(FOLDER_FORGOTTEN, folder), 1
+        base = new
+        while conn.execute("SELECT 1 FROM sessions WHERE folder = ?", (new,)).fetchone() \
+                or os.path.lexists(engram.files.root / new):
+            n += 1
+            new = f"{base}-{n}"
+        conn.execute("UPDATE sessions SET folder = ? WHERE id = ?", (new, session_id))
+        for table in ("session_files", "session_file_chunks"):
+            conn.execute(f"UPDATE {table} SET folder = ? WHERE folder = ?", (new, folder))
+        old_path = engram.files.root / folder
+        if os.path.lexists(old_path):
+            try:
+                os.rename(old_path, engram.files.root / new)
+            except OSError as e:
+                raise DataDirError(f"cannot rename the chat's folder {old_path}: {e.strerror}",
+                                   hint="close programs using it and try again") from e
+
