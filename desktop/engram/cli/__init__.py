@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from engram.core.sensitive import hide_in_logs, mask
+
+    hide_in_logs()
     args = build_parser().parse_args(argv)
     if not hasattr(args, "run"):
         from engram.ui.main import run_window
@@ -59,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args) or 0
     except EngramError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {mask(str(e))}", file=sys.stderr)   # an address or a number never lands in a log
         return 2
     except KeyboardInterrupt:
         return 130

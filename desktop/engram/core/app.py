@@ -81,6 +81,7 @@ class Engram:
             except ModelError as e:
                 self.embedding_problem = e
         self.store = MemoryStore(self.db, embedder)
+        self.store.clean = self._sensitive_mask()
         self._chat_model = chat_model
         self._chat_model_lock = threading.Lock()
 
@@ -122,7 +123,17 @@ class Engram:
 
     @cached_property
     def sessions(self) -> Sessions:
-        return Sessions(self.db)
+        sessions = Sessions(self.db)
+        sessions.clean = self._sensitive_mask()
+        return sessions
+
+    def _sensitive_mask(self):
+        """core/sensitive.py's mask when the person chose ``sensitive_details: mask``, else None."""
+        if self.settings.sensitive_details != "mask":
+            return None
+        from engram.core.sensitive import mask
+
+        return mask
 
     @cached_property
     def turns(self) -> Turns:
@@ -200,6 +211,8 @@ class Engram:
         use (the old model is closed once its current reply ends). A new embedding model is loaded
         before its setting is saved, by ``use_embedding_model``; alone, it restarts nothing here (the
         outbox may be busy re-embedding for minutes)."""
+        if "sensitive_details" in changed:
+            self.store.clean = self.sessions.clean = self._sensitive_mask()
         if changed != {"embedding_model"}:
             for name in ("memory_options", "turn_engine"):
                 self.__dict__.pop(name, None)

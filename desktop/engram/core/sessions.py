@@ -12,7 +12,7 @@ import json
 import re
 import unicodedata
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -99,12 +99,19 @@ class Sessions:
 
     def __init__(self, db: Database):
         self.db = db
+        # What the person's words go through before they are stored: messages, titles and the
+        # folder names made from them (core/sensitive.py's mask, by setting).
+        self.clean: Callable[[str], str] | None = None
+
+    def _cleaned(self, text: str) -> str:
+        return self.clean(text) if self.clean is not None and isinstance(text, str) else text
 
     # -- sessions ------------------------------------------------------------------------------
 
     def get_or_create(self, session_id: str | None, user: str, title: str = "", agent: str = "") -> Session:
         """The session with this id (it must belong to ``user``), or a new one. With no id, one is made."""
         session_id = check_session_id(session_id) if session_id is not None else uuid.uuid4().hex[:12]
+        title = self._cleaned(title)
         if not user:
             raise InvalidInput("a session needs a user")
         with self.db.transaction() as conn:
@@ -150,7 +157,7 @@ class Sessions:
 
     def rename(self, session_id: str, title: str) -> Session:
         """Change the title only; the folder keeps its name so that paths stay valid."""
-        title = " ".join((title or "").split())
+        title = " ".join(self._cleaned(title or "").split())
         if not title:
             raise InvalidInput("a session title cannot be empty")
         self.get(session_id)
@@ -162,6 +169,7 @@ class Sessions:
         """Give an untitled session the first words of its first message as its title."""
         if session.title or session.title_is_custom or not text.strip():
             return session
+        text = self._cleaned(text)
         self.db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title_from(text), session.id))
         return self.get(session.id)
 
@@ -186,6 +194,7 @@ class Sessions:
             raise InvalidInput(f"unknown message status {status!r}")
         if not isinstance(content, str):
             raise InvalidInput("a message must be text")
+        content = self._cleaned(content)
         at = now_iso()
         if conn is None:
             with self.db.transaction() as own:

@@ -48,6 +48,8 @@ class Settings:
     search_scope: str = "user"              # what recall searches: user = across all of the person's sessions
     distill_memories: str = "auto"          # facts, preferences, tasks from what the person says: auto (on
                                             # unless the demo model, whose output is babble) | on | off
+    sensitive_details: str = "keep"         # keep | mask: e-mails, phone, ID, card, IBAN and passport-like
+                                            # numbers masked before they are stored (core/sensitive.py)
     problem: str = field(default="", metadata={"transient": True})
     path: str = field(default="", metadata={"transient": True})
 
@@ -76,6 +78,9 @@ class Settings:
                 setattr(settings, key, value)
             else:
                 ignored.append(key)
+        if settings.sensitive_details not in ("keep", "mask"):
+            ignored.append("sensitive_details")
+            settings.sensitive_details = "keep"
         if ignored:
             settings.problem = f"ignored unknown or mistyped settings: {', '.join(sorted(ignored))}"
         return settings

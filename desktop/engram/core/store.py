@@ -36,6 +36,9 @@ class MemoryStore:
         # {(database change stamp, vector table): count}, one entry, shared with the copies searches use
         self._pending: dict[tuple, int] = {}
         self._space: tuple[Embedder | None, VectorIndex | None] = (None, None)
+        # What a text goes through before it is stored (core/sensitive.py's mask, by setting).
+        # File chunks are exempt: they mirror the person's file, which stays as it is.
+        self.clean: Callable[[str], str] | None = None
         self.use_embedder(embedder)
 
     @property
@@ -107,12 +110,16 @@ class MemoryStore:
         return self.get_many(ids)
 
     def _prepare(self, item: NewMemory) -> tuple[str, NewMemory, str, str]:
-        text = normalise_text(item.text)
         kind = parse_kind(item.kind).value
+        text = self._cleaned(item.text, kind)
         check_importance(item.importance)
         if not isinstance(item.scope, Scope):
             raise InvalidInput("scope must be a Scope")
         return text, item, kind, content_hash(text)
+
+    def _cleaned(self, text: str, kind: str) -> str:
+        text = normalise_text(text)
+        return text if self.clean is None or kind == Kind.FILE.value else normalise_text(self.clean(text))
 
     def update(self, memory_id: int, *, actor: Actor | str = Actor.USER, text: str | None = None,
                importance: float | None = None, pinned: bool | None = None, kind: Kind | str | None = None,
@@ -122,7 +129,7 @@ class MemoryStore:
         changes: dict[str, object] = {}
         new_text = None
         if text is not None:
-            new_text = normalise_text(text)
+            new_text = self._cleaned(text, old.kind.value)
             if new_text != old.text:
                 changes |= {"text": new_text, "content_hash": content_hash(new_text)}
         if importance is not None:
