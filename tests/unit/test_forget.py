@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bytescan import another_process_reading, occurrences
+from engram.cli import main
 from engram.core.distill import CONSOLIDATE, EXTRACT
 from engram.core.errors import InvalidInput
 from engram.core.files import TRASH_DIR
@@ -130,3 +131,17 @@ def test_deleted_chats_leave_their_words_only_in_the_trash_folders_name(passport
         assert NUMBER.lower().encode() not in fts_blobs(engram)
         left = occurrences(engram.data_dir, NUMBER)
     assert len(left) == 1 and left[0].startswith(f"name: {engram.data_dir / TRASH_DIR}")   # forget everywhere renames it
+
+
+def test_the_commands_list_first_and_change_only_when_confirmed(passport, capsys):
+    engram = passport
+    code = main(["forget", "--text", NUMBER, "--user", "ann"])        # no terminal to ask: nothing changes
+    out, err = capsys.readouterr()
+    assert code == 1 and "nothing was changed" in out and "--yes" in err
+    assert "chat title" in out and "turn record" in out and find(engram, NUMBER, "ann")
+    note = engram.db.query_one("SELECT id FROM memories WHERE kind = 'fact'")[0]
+    message = engram.db.query_one("SELECT id FROM memories WHERE kind = 'message' AND text LIKE ?", (f"%{NUMBER}",))[0]
+    assert main(["memory", "forget", "--user", "ann", str(message)]) == 0
+    assert capsys.readouterr().out.strip() == f"forgot #{message} and the notes and summaries made from it: #{note}"
+    assert main(["forget", "--text", NUMBER, "--user", "ann", "--yes"]) == 0
+    assert "forgot it in" in capsys.readouterr().out and find(engram, NUMBER, "ann") == []

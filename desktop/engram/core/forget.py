@@ -182,9 +182,12 @@ def check_text(text: str) -> str:
 
 def find(engram: "Engram", text: str, user: str) -> list[Place]:
     """Every place the text is stored for this person (case aside), without changing anything."""
-    pattern = words_of([check_text(text)])
-    folder_pattern = words_of([text.strip(), *([slug(text)] if slug(text) else [])])
-    holds = lambda value: value is not None and pattern.search(value) is not None  # noqa: E731
+    text = check_text(text)
+    pattern = words_of([text])
+    folder_pattern = words_of([text, *([slug(text)] if slug(text) else [])])
+    # JSON columns hold the text as JSON writes it (a quote or a line break escaped)
+    in_json = words_of([text, json.dumps(text, ensure_ascii=False)[1:-1]])
+    holds = lambda value, p=pattern: value is not None and p.search(value) is not None  # noqa: E731
     q = engram.db.query
     places: list[Place] = []
     sessions = q("SELECT id, title, folder FROM sessions WHERE user = ?", (user,))
@@ -202,11 +205,11 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
     for turn_id, session_id, *columns in q(
             "SELECT id, session_id, messages, recalled, tool_calls FROM turns"
             " WHERE session_id IN (SELECT value FROM json_each(?))", (ids,)):
-        if any(holds(c) for c in columns):
+        if any(holds(c, in_json) for c in columns):
             places.append(Place("turn record", f"chat {session_id}, turn record #{turn_id}", (turn_id,)))
     for memory_id, kind, memory_text, source in q(
             "SELECT id, kind, text, source FROM memories WHERE user = ?", (user,)):
-        if holds(memory_text) or holds(source):   # a file's chunk goes with the file, when it changes
+        if holds(memory_text) or holds(source, in_json):   # a file's chunk goes with the file, when it changes
             places.append(Place("memory", f"memory #{memory_id} ({kind})", (memory_id,),
                                 persons_file=kind == Kind.FILE.value))
     for change_id, memory_id, old, new in q(
@@ -215,10 +218,10 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
         if holds(old) or holds(new):
             places.append(Place("memory history", f"memory #{memory_id}, change #{change_id}", (change_id,)))
     for job_id, payload, error in q("SELECT id, payload, last_error FROM outbox"):
-        if holds(payload) or holds(error):
+        if holds(payload, in_json) or holds(error):
             places.append(Place("background job", f"background job #{job_id}", (job_id,)))
     for key, value in q("SELECT key, value FROM preferences WHERE user = ?", (user,)):
-        if holds(value):
+        if holds(value, in_json):
             places.append(Place("preference", f"preference {key}", (key,)))
     root = engram.data_dir / SESSIONS_DIR
     for session_id, _, folder in sessions:
@@ -327,8 +330,8 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
         word_index.purge(conn, user)
     for place in by_kind.get("trash folder", []):
         _rename(engram.data_dir / TRASH_DIR / place.key[0], folder_pattern)
-    if by_kind.get("file"):
-        engram.files.sync_all()
+    if by_kind.get("file") or by_kind.get("file name"):
+        engram.files.sync_all()                      # the index (and memories.md) as the files now read
     done.log_released = release_log(engram.db)
     return done
 
