@@ -15,11 +15,18 @@ from pathlib import Path
 from engram.core.db import Database
 
 db = Database(sys.argv[1])
+holding = sys.argv[3] == "hold"
+if holding:                  # one read transaction, open until the end (a snapshot no checkpoint passes)
+    db.conn.execute("BEGIN")
+    db.conn.execute("SELECT count(*) FROM memories").fetchall()
 print("ready", flush=True)
 while not Path(sys.argv[2]).exists():
-    db.query("SELECT id, text FROM memories")
-    db.query("SELECT content FROM messages")
+    if not holding:
+        db.query("SELECT id, text FROM memories")
+        db.query("SELECT content FROM messages")
     time.sleep(0.002)
+if holding:
+    db.conn.execute("ROLLBACK")
 db.close()
 """
 
@@ -41,10 +48,11 @@ def occurrences(folder: Path, text: str) -> list[str]:
 
 
 @contextmanager
-def another_process_reading(database: Path):
-    """A second Python process with its own Engram connection, reading in a loop until the block ends."""
+def another_process_reading(database: Path, holding: bool = False):
+    """A second Python process with its own Engram connection, reading in a loop until the block
+    ends; ``holding``: keeping one read transaction open all the while instead."""
     stop = database.parent.parent / f"stop-reading-{os.getpid()}"
-    reader = subprocess.Popen([sys.executable, "-c", READER, str(database), str(stop)], stdout=subprocess.PIPE,
+    reader = subprocess.Popen([sys.executable, "-c", READER, str(database), str(stop), "hold" if holding else "loop"], stdout=subprocess.PIPE,
                               text=True, env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)})
     try:
         assert reader.stdout.readline().strip() == "ready"

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from engram.cli import open_engram
-from engram.core.forget import PLACES, find, forget_everywhere
+from engram.core.forget import LOG_LEFT, PLACES, find, forget_everywhere
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
@@ -40,8 +40,7 @@ def _forget(args) -> int:
         print(f"forgot it in {len(done.changed)} place(s)" + (f"; {len(done.left)} file(s) left as they are"
                                                               if done.left else ""))
         if not done.log_released:
-            print("note: another Engram program kept the database busy; the old copies in its write-ahead log"
-                  " (-wal file) go when it closes. Run this command again then.", file=sys.stderr)
+            print(f"note: {LOG_LEFT}", file=sys.stderr)
         return 0
     finally:
         engram.close()

@@ -8,7 +8,7 @@ import sys
 
 from engram.cli import open_engram
 from engram.core.app import Engram
-from engram.core.forget import forget_memory
+from engram.core.forget import LOG_LEFT, forget_memory
 from engram.core.records import Kind
 from engram.core.scope import Scope
 from engram.core.search import MODES, SearchOptions
@@ -110,8 +110,7 @@ def _forget(args) -> int:
     print(f"forgot #{args.id}" + (f" and the notes and summaries made from it: #{', #'.join(map(str, made))}"
                                   if made else ""))
     if not done.log_released:
-        print("note: another Engram program kept the database busy; old copies in the write-ahead log (-wal)"
-              " go when it closes", file=sys.stderr)
+        print(f"note: {LOG_LEFT}", file=sys.stderr)
     return 0
 
 

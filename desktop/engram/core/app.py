@@ -19,7 +19,7 @@ from engram.core.embeddings import Embedder, GGUFEmbedder
 from engram.core.errors import DataDirError, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.provider import FileMemoryProvider
-from engram.core.forget import release_log
+from engram.core.forget import EMPTY_LOG_JOB, empty_log, empty_log_job
 from engram.core.settings import Settings
 from engram.core.memory_options import MemoryOptions
 from engram.core.outbox import Outbox
@@ -167,6 +167,7 @@ class Engram:
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
             DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options),
+            EMPTY_LOG_JOB: empty_log_job(self.db),
         })
 
     def context_providers(self) -> list[ContextProvider]:
@@ -199,7 +200,7 @@ class Engram:
                                                                forget_session(self.store, s.user, s.id)))
         with self.db.transaction() as conn:
             word_index.purge(conn, session.user)      # the deleted words leave the index's bytes too
-        release_log(self.db)
+        empty_log(self)
         try:
             return DeletedSession(messages, folder.path, self.files.discard(folder.name, self.data_dir / TRASH_DIR))
         except DataDirError as e:
