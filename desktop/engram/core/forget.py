@@ -312,7 +312,8 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
     for place in by_kind.get("file", []) + by_kind.get("file name", []) + by_kind.get("trash file", []):
         _rewrite_file(engram, Path(place.key[0]), pattern)
     redacted_messages = [p.key[0] for p in by_kind.get("message", [])]
-    with engram.db.transaction() as conn:
+    # The files' index waits meanwhile (a folder is renamed): its lock first, as its own work takes them.
+    with engram.files._lock, engram.db.transaction() as conn:
         archived = [i for (i,) in conn.execute(
             "SELECT id FROM memories WHERE user = ? AND kind = 'message' AND json_extract(source, '$.message_id')"
             " IN (SELECT value FROM json_each(?))", (user, json.dumps(redacted_messages)))]
@@ -389,23 +390,22 @@ def _rename(path: Path, pattern: re.Pattern) -> Path:
 
 
 def _rename_session_folder(engram: "Engram", conn, session_id: str, folder: str, pattern: re.Pattern) -> None:
-    """A chat's folder under a name without the words, in the database and on disk together (the
-    files index is paused meanwhile). A rename that fails on disk undoes the database's."""
-    with engram.files._lock:
-        new, n = pattern.sub(FOLDER_FORGOTTEN, folder), 1
-        base = new
-        while conn.execute("SELECT 1 FROM sessions WHERE folder = ?", (new,)).fetchone() \
-                or os.path.lexists(engram.files.root / new):
-            n += 1
-            new = f"{base}-{n}"
-        conn.execute("UPDATE sessions SET folder = ? WHERE id = ?", (new, session_id))
-        for table in ("session_files", "session_file_chunks"):
-            conn.execute(f"UPDATE {table} SET folder = ? WHERE folder = ?", (new, folder))
-        old_path = engram.files.root / folder
-        if os.path.lexists(old_path):
-            try:
-                os.rename(old_path, engram.files.root / new)
-            except OSError as e:
-                raise DataDirError(f"cannot rename the chat's folder {old_path}: {e.strerror}",
-                                   hint="close programs using it and try again") from e
+    """A chat's folder under a name without the words, in the database and on disk together, inside
+    the caller's transaction: a rename that fails on disk undoes the database's."""
+    new, n = pattern.sub(FOLDER_FORGOTTEN, folder), 1
+    base = new
+    while conn.execute("SELECT 1 FROM sessions WHERE folder = ?", (new,)).fetchone() \
+            or os.path.lexists(engram.files.root / new):
+        n += 1
+        new = f"{base}-{n}"
+    conn.execute("UPDATE sessions SET folder = ? WHERE id = ?", (new, session_id))
+    for table in ("session_files", "session_file_chunks"):
+        conn.execute(f"UPDATE {table} SET folder = ? WHERE folder = ?", (new, folder))
+    old_path = engram.files.root / folder
+    if os.path.lexists(old_path):
+        try:
+            os.rename(old_path, engram.files.root / new)
+        except OSError as e:
+            raise DataDirError(f"cannot rename the chat's folder {old_path}: {e.strerror}",
+                               hint="close programs using it and try again") from e
 
