@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         self.chat.view.context_requested.connect(self.show_context)
         self.chat.view.copied.connect(lambda: self.status.showMessage("Copied to the clipboard", 2000))
         self.memories.jump_requested.connect(self.jump_to)
+        self.memories.forgotten.connect(self._after_forgetting)
         self.status.retry_requested.connect(self.retry_failed_work)
         backend.opened.connect(self._opened)
         backend.failed.connect(self._open_failed)
@@ -194,6 +195,12 @@ class MainWindow(QMainWindow):
             self.memories.titles.update({s.id: s.title for s in found if s.title})
 
         self.backend.disk(lambda engram: engram.sessions.list(engram.user, query), returned=shown)
+
+    def _after_forgetting(self) -> None:
+        """Forget everywhere changed chats' words, titles and folders: show them as they are now."""
+        self.refresh_sessions()
+        if self.session is not None:
+            self.open_session(self.session.id)
 
     def new_chat(self) -> None:
         if self.turn is not None:

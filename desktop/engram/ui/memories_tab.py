@@ -1,8 +1,10 @@
 """The Memories tab: every long-term memory of the person, to filter, read, correct and forget.
 
 Edits go through MemoryStore.update (which re-embeds a changed text), deletes through
-MemoryStore.delete (which forgets for real); each memory says where it came from and can jump
-to the message it was taken from.
+core/forget.py (which forgets for real, with what was made from the memory); "Forget
+everywhere…" removes a memory's words (or the part selected) from every place they are stored.
+Each memory says where it came from and can jump to the message it was taken from; one holding
+sensitive details (core/sensitive.py) is marked.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
                                QPlainTextEdit, QPushButton, QSlider, QSplitter, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
+from engram.core import sensitive
+from engram.core.forget import find, forget_everywhere, forget_memory
 from engram.core.records import Kind
 from engram.core.scope import Scope
 
 LIST_LIMIT = 500
 ALL_KINDS = "All kinds"
+SENSITIVE_MARK = "⚠ "
 
 
 def source_text(memory, titles: dict[str, str]) -> str:
@@ -40,6 +45,7 @@ def source_text(memory, titles: dict[str, str]) -> str:
 class MemoriesTab(QWidget):
     jump_requested = Signal(str, int)   # session id, message id
     changed = Signal()
+    forgotten = Signal()                # a text was forgotten everywhere: chats and titles changed too
 
     def __init__(self, backend, parent=None):
         super().__init__(parent)
@@ -47,6 +53,7 @@ class MemoriesTab(QWidget):
         self.session_id: str | None = None
         self.titles: dict[str, str] = {}     # session id -> title, for "where it came from"
         self.current = None
+        self.note = ""                       # said under the memory once the list is loaded again
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         filters = QHBoxLayout()
@@ -111,11 +118,16 @@ class MemoriesTab(QWidget):
         self.delete = QPushButton("Delete…")
         self.delete.setObjectName("Danger")
         self.delete.clicked.connect(self._delete)
+        self.forget_everywhere = QPushButton(self.tr("Forget everywhere…"))
+        self.forget_everywhere.setToolTip(self.tr("Remove these words (or the part selected) from every chat,"
+                                                  " memory, record and file that holds them"))
+        self.forget_everywhere.clicked.connect(self._forget_everywhere)
         self.save = QPushButton("Save")
         self.save.setObjectName("Primary")
         self.save.clicked.connect(self._save)
         buttons.addWidget(self.jump)
         buttons.addStretch(1)
+        buttons.addWidget(self.forget_everywhere)
         buttons.addWidget(self.delete)
         buttons.addWidget(self.save)
         form.addLayout(buttons)
@@ -141,26 +153,30 @@ class MemoriesTab(QWidget):
         kinds = () if kind == ALL_KINDS else (kind,)
         session = self.session_id if self.where.currentIndex() == 1 else ""
         if self.where.currentIndex() == 1 and not session:
-            self._fill([])
+            self._fill(([], {}))
             return
         contains = self.text.text().strip()
 
         def load(engram):
             scope = Scope(user=engram.user, session=session or "")
-            return engram.store.list(scope, kinds=kinds, contains=contains, limit=LIST_LIMIT)
+            memories = engram.store.list(scope, kinds=kinds, contains=contains, limit=LIST_LIMIT)
+            return memories, {m.id: sensitive.kinds(m.text) for m in memories}
 
         self.backend.disk(load, returned=self._fill)
 
-    def _fill(self, memories: list) -> None:
+    def _fill(self, loaded: tuple[list, dict[int, list[str]]]) -> None:
+        memories, marks = loaded      # marks: memory id -> kinds of sensitive details it holds
         keep = self.current.id if self.current is not None else None
         self.list.blockSignals(True)          # refilling is not a new selection
         self.list.clear()
         chosen = None
         for memory in memories:
             text = " ".join(memory.text.split())
-            item = QTreeWidgetItem([("★ " if memory.pinned else "") + text[:200], memory.kind.value,
-                                    f"{memory.importance:.2f}"])
-            item.setToolTip(0, memory.text[:1000])
+            held = marks.get(memory.id)
+            item = QTreeWidgetItem([(SENSITIVE_MARK if held else "") + ("★ " if memory.pinned else "") + text[:200],
+                                    memory.kind.value, f"{memory.importance:.2f}"])
+            item.setToolTip(0, (self.tr("Holds sensitive details: {kinds}").format(
+                kinds=", ".join(sensitive.LABELS[k] for k in held)) + "\n\n" if held else "") + memory.text[:1000])
             item.setData(0, Qt.UserRole, memory)
             self.list.addTopLevelItem(item)
             if memory.id == keep:
@@ -178,7 +194,7 @@ class MemoriesTab(QWidget):
     def _show(self, memory) -> None:
         self.current = memory
         enabled = memory is not None
-        for widget in (self.editor, self.importance, self.pinned, self.save, self.delete):
+        for widget in (self.editor, self.importance, self.pinned, self.save, self.delete, self.forget_everywhere):
             widget.setEnabled(enabled)
         self.jump.setEnabled(enabled and bool(memory.scope.session) and bool(memory.source_ids))
         self.editor.setPlainText(memory.text if enabled else "")
@@ -187,7 +203,8 @@ class MemoriesTab(QWidget):
         self.source.setText(f"From {source_text(memory, self.titles)} · {memory.created_at[:16].replace('T', ' ')}"
                             + (f" · edited {memory.updated_at[:16].replace('T', ' ')}"
                                if memory.updated_at != memory.created_at else "") if enabled else "")
-        self.message.setText("")
+        self.message.setText(self.note)
+        self.note = ""
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -225,8 +242,52 @@ class MemoriesTab(QWidget):
         if answer != QMessageBox.Yes:
             return
         self.current = None
-        self.backend.disk(lambda engram: engram.store.delete(memory.id, actor="user"),
+        self.backend.disk(lambda engram: forget_memory(engram, memory.id, actor="user"),
                           returned=lambda _: (self.refresh(), self.changed.emit()), errored=self._failed)
+
+    def _forget_everywhere(self) -> None:
+        """List the places the memory's words (or the part selected) are stored, then forget them
+        there once the person confirms; files they may have written only with the box ticked."""
+        memory = self.current
+        if memory is None:
+            return
+        text = self.editor.textCursor().selectedText().replace("\u2029", "\n").strip() or memory.text
+        self.message.setText(self.tr("Looking for every place it is stored…"))
+        self.backend.disk(lambda engram: find(engram, text, engram.user),
+                          returned=lambda places: self._confirm_forget(text, places), errored=self._not_forgotten)
+
+    def _confirm_forget(self, text: str, places: list) -> None:
+        self.message.setText("" if places else self.tr("It is stored nowhere."))
+        if not places:
+            return
+        box = QMessageBox(QMessageBox.Warning, self.tr("Forget everywhere"),
+                          self.tr("Forget “{text}” in these {count} places?").format(text=text[:200], count=len(places)),
+                          QMessageBox.Yes | QMessageBox.Cancel, self)
+        box.setInformativeText("\n".join(f"{place.what}: {place.where}" for place in places[:12])
+                               + ("\n…" if len(places) > 12 else ""))
+        box.setDetailedText("\n".join(f"{place.what}: {place.where}" for place in places))
+        files = sum(place.persons_file for place in places)
+        if files:
+            box.setCheckBox(QCheckBox(self.tr("Also change the {count} files that hold it (you may have written"
+                                              " them)").format(count=files)))
+        box.setDefaultButton(QMessageBox.Cancel)
+        if box.exec() != QMessageBox.Yes:
+            return
+        with_files = box.checkBox() is not None and box.checkBox().isChecked()
+        self.current = None
+        self.backend.disk(lambda engram: forget_everywhere(engram, text, engram.user, files=with_files, places=places),
+                          returned=self._forgotten, errored=self._not_forgotten)
+
+    def _not_forgotten(self, error) -> None:
+        self.message.setText("<span style='color:#c0392b'>" + self.tr("Not forgotten: {error}").format(error=error)
+                             + "</span>")
+
+    def _forgotten(self, done) -> None:
+        left = self.tr(" {count} files left as they are.").format(count=len(done.left)) if done.left else ""
+        self.note = self.tr("Forgotten in {count} places.").format(count=len(done.changed)) + left
+        self.refresh()
+        self.changed.emit()
+        self.forgotten.emit()
 
     def _jump(self) -> None:
         memory = self.current
