@@ -3,8 +3,9 @@
 A DELETE in SQLite leaves the words behind in three places: the FTS5 word index keeps a deleted
 memory's terms in its segments until they are merged (``word_index.purge`` merges them); the
 write-ahead log keeps old pages until a checkpoint copies them back and the log is truncated
-(``release_log``, which waits for other processes' reads to end; freed pages are zeroed because
-every Engram connection sets ``secure_delete``); and everything made from the text: the notes
+(``release_log``, which waits for other processes' reads to end, else an outbox job does it later;
+freed pages are zeroed because every Engram connection sets ``secure_delete``); and everything
+made from the text: the notes
 and summaries distilled from a message, the turn records that recalled it. ``forget_memory``
 handles one memory; ``find`` and ``forget_everywhere`` a text the person names, in the chats,
 titles, folder names, turn records, memories, history, session files and the trash.
@@ -51,7 +52,7 @@ def release_log(db: "Database", wait: float | None = None) -> bool:
     that held forgotten text before the change are gone from the ``-wal`` file too. A checkpoint
     cannot pass a read that another process has open; SQLite waits for it (the busy timeout) and
     this tries again until ``wait`` has passed. Returns whether the log is empty now (False: another
-    process kept reading the whole time; its last connection to close truncates the log)."""
+    process kept a read open the whole time)."""
     if db.path is None:
         return True
     deadline = time.monotonic() + (LOG_WAIT_SECONDS if wait is None else wait)
