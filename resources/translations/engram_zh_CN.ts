@@ -195,6 +195,14 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>用户</translation>
     </message>
     <message>
+        <source>before the reply</source>
+        <translation>回复前自动召回</translation>
+    </message>
+    <message>
+        <source>the model&apos;s search</source>
+        <translation>模型主动搜索</translation>
+    </message>
+    <message>
         <source>{speed} tokens/s</source>
         <translation>{speed} token/秒</translation>
     </message>

@@ -43,6 +43,9 @@ SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
                  "assistant": QT_TRANSLATE_NOOP("ContextTab", "assistant"),
                  "tool": QT_TRANSLATE_NOOP("ContextTab", "tool"),
                  "user": QT_TRANSLATE_NOOP("ContextTab", "user")}
+# How a memory was recalled (recall.py names the ways).
+WAYS = {"before_call": QT_TRANSLATE_NOOP("ContextTab", "before the reply"),
+        "search_memory": QT_TRANSLATE_NOOP("ContextTab", "the model's search")}
 
 
 def shown(text: str) -> str:
@@ -121,8 +124,8 @@ def render(record) -> str:
                      str(hit.get("created_at", ""))[:10]]
             if isinstance(similarity := hit.get("similarity"), (int, float)):
                 about.append(translate("ContextTab", "similarity {value}").format(value=f"{similarity:.3f}"))
-            if hit.get("via"):
-                about.append(translate("ContextTab", "via {way}").format(way=hit["via"]))
+            if way := hit.get("via"):
+                about.append(translate("ContextTab", "via {way}").format(way=shown(WAYS[way]) if way in WAYS else way))
             rows.append(
                 f"<tr><td style='font-family:monospace;padding-right:8px' valign='top'>{hit.get('score', 0):.3f}</td>"
                 f"<td>{html.escape(str(hit.get('text', '')))}<br><span style='color:gray'>"
