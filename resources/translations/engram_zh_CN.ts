@@ -446,7 +446,7 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
     <message>
         <source>&lt;b&gt;This is the tiny demo model&lt;/b&gt; (Gemma 3 270M): its answers are mostly babble; it is bundled so that Engram works offline at once. For real answers, choose a GGUF chat model such as Llama 3.2 3B Instruct (Q4_K_M).</source>
-        <translation>&lt;b&gt;当前是小型演示模型&lt;/b&gt;（Gemma 3 270M）：它的回答大多语无伦次，附带它只是为了让 Engram 离线即可使用。想要真正有用的回答，请选择一个 GGUF 对话模型，例如 Llama 3.2 3B Instruct（Q4_K_M）。</translation>
+        <translation>&lt;b&gt;当前是小型演示模型&lt;/b&gt;（Gemma 3 270M）：它的回答大多语无伦次，内置它只是为了让 Engram 装好即可离线使用。想要真正有用的回答，请选择一个 GGUF 对话模型，例如 Llama 3.2 3B Instruct（Q4_K_M）。</translation>
     </message>
     <message>
         <source>Choose a GGUF model…</source>
@@ -671,7 +671,7 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
     <message>
         <source>Forget memory</source>
-        <translation>忘记记忆</translation>
+        <translation>忘记这条记忆</translation>
     </message>
     <message>
         <source>Forget this memory for good?
@@ -863,7 +863,7 @@ Its messages, its context records and the memories taken from it are forgotten f
     </message>
     <message>
         <source>The bundled demo model (Gemma 3 270M: tiny, for trying Engram out; its answers are babble)</source>
-        <translation>内置演示模型（Gemma 3 270M：很小，仅供试用 Engram；回答不可用）</translation>
+        <translation>内置演示模型（Gemma 3 270M：很小，仅供试用 Engram；回答语无伦次）</translation>
     </message>
     <message>
         <source>Chat model</source>
