@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: run test setup bench clean
+.PHONY: run test setup bench clean translations
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ run: setup
 test: setup
 	$(VENV)/bin/lint-imports
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
+
+# After changing texts in desktop/engram/ui: new texts go into resources/translations/*.ts (translate
+# the ones marked unfinished), then every .ts is compiled into the .qm the window loads.
+translations: setup
+	$(PY) tools/translations.py
 
 clean:
 	rm -rf $(VENV) .cache

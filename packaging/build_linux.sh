@@ -69,7 +69,7 @@ Architecture: $ARCH
 Maintainer: Engram <engram@localhost>
 Installed-Size: $(du -sk "$PKG" | cut -f1)
 Depends: libc6 (>= $GLIBC), libgl1, libegl1, libdrm2, libxcb1
-Recommends: libwayland-client0, libwayland-cursor0, libwayland-egl1
+Recommends: libwayland-client0, libwayland-cursor0, libwayland-egl1, fonts-noto-cjk
 Section: utils
 Priority: optional
 Homepage: https://github.com/engram/engram

@@ -48,9 +48,12 @@ def open_window(qtbot, real_embedder, real_chat_model):
         engram.settings.chat_max_tokens = opener.reply_tokens
         return engram
 
-    def make(reply_tokens: int = REPLY_TOKENS, data_dir: str | None = None, shared_embedder: bool = True):
+    def make(reply_tokens: int = REPLY_TOKENS, data_dir: str | None = None, shared_embedder: bool = True,
+             ui_language: str | None = "en"):
+        """``ui_language`` None: the window's language as the settings (or the system) say; the
+        tests' own words are English whatever the machine's language."""
         opener.reply_tokens, opener.shared_embedder = reply_tokens, shared_embedder
-        window = create_window(data_dir, opener)
+        window = create_window(data_dir, opener, ui_language)
         qtbot.addWidget(window)
         windows.append(window)
         window.activateWindow()

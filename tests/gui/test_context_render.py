@@ -25,7 +25,7 @@ def test_a_turn_record_is_shown_section_by_section(qtbot):
     text = tab.text()
     for words in ("system", "preferences", "summary", "window", "recalled", "files", "your message",
                   "context budget", "3,500", "Left out to fit the budget: window: user message",
-                  "embedding your message", "31.0 ms", "1.50 s", "12.3 tokens/s", "0.980", "similarity 0.520",
+                  "embedding your message", "31.0 ms", "1.50 s", "12.3 tokens/s", "0.980", "similarity 0.520", "via before the reply",
                   "I am allergic to peanuts <b>", "Recommend me a snack"):
         assert words in text, words
     tab.show_record(None)

@@ -29,3 +29,15 @@ def test_whole_numbers_are_fine_for_decimal_settings_and_bad_values_are_reported
     assert settings.window_messages == Settings().window_messages
     assert settings.recall_threshold == Settings().recall_threshold
     assert "colour" in settings.problem and "window_messages" in settings.problem
+
+
+def test_peek_reads_one_setting_and_leaves_a_bad_file_for_load_to_report(tmp_path):
+    assert Settings.peek("ui_language", tmp_path) == ""                 # no file yet: the default
+    (tmp_path / "settings.json").write_text(json.dumps({"ui_language": "zh_CN", "window_messages": 8}))
+    assert Settings.peek("ui_language", tmp_path) == "zh_CN"
+    assert Settings.load(tmp_path).ui_language == "zh_CN"
+    (tmp_path / "settings.json").write_text(json.dumps({"ui_language": 7}))
+    assert Settings.peek("ui_language", tmp_path) == ""                 # mistyped: the default
+    (tmp_path / "settings.json").write_text("{ not json")
+    assert Settings.peek("ui_language", tmp_path) == ""
+    assert (tmp_path / "settings.json").read_text() == "{ not json"     # untouched: load sets it aside and says so

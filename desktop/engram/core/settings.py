@@ -25,6 +25,7 @@ class Settings:
     data_dir: str = ""                      # empty: platformdirs (or ENGRAM_DATA_DIR)
     embedding_model: str = ""               # empty: the bundled all-MiniLM-L6-v2
     chat_model: str = ""                    # empty: the bundled tiny demo model
+    ui_language: str = ""                   # the window's language: empty: the system's; "en", "zh_CN"
     # Chat model runtime (engram.core.chat_model.load_chat_model).
     chat_context_size: int = 4096           # tokens the model sees at once (n_ctx)
     chat_threads: int = 0                   # 0: one per CPU
@@ -84,6 +85,17 @@ class Settings:
         if ignored:
             settings.problem = f"ignored unknown or mistyped settings: {', '.join(sorted(ignored))}"
         return settings
+
+    @classmethod
+    def peek(cls, name: str, config_dir: str | os.PathLike | None = None):
+        """One saved setting (or its default), read without load's repairs: the window needs its
+        language before the data opens, and the facade's load is the one that reports a bad file."""
+        default = getattr(cls(), name)
+        try:
+            value = json.loads((paths.config_dir(config_dir) / SETTINGS_FILE).read_text(encoding="utf-8"))[name]
+        except (OSError, ValueError, TypeError, KeyError):
+            return default
+        return value if type(value) is type(default) else default
 
     def save(self) -> None:
         data = {k: v for k, v in asdict(self).items()

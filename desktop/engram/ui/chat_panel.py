@@ -9,11 +9,6 @@ from engram.ui.chat_view import ChatView
 from engram.ui.composer import Composer
 from engram.ui.notice import Notice
 
-WELCOME = ("### Hello — I'm Engram.\n\nI run entirely on this computer and I remember what you tell me across"
-           " chats. Everything I remember is in the **Memories** tab, where you can correct or delete it;"
-           " for every reply, the **Context** tab shows exactly what I was given.")
-
-
 class ChatPanel(QWidget):
     send_requested = Signal(str)
     stop_requested = Signal()
@@ -27,7 +22,7 @@ class ChatPanel(QWidget):
         header.setObjectName("ChatHeader")
         row = QHBoxLayout(header)
         row.setContentsMargins(20, 10, 16, 10)
-        self.title = QLabel("New chat")
+        self.title = QLabel(self.tr("New chat"))
         self.title.setObjectName("ChatTitle")
         self.model_name = QLabel()
         self.model_name.setObjectName("ModelName")
@@ -52,13 +47,14 @@ class ChatPanel(QWidget):
         self.composer.escaped.connect(self.stop_requested)
         self.composer.refused.connect(lambda why: self.notice.show_message(why, "warning"))
         line.addWidget(self.composer, 1)
-        self.send = QPushButton("Send")
+        self.send = QPushButton(self.tr("Send"))
         self.send.setObjectName("Primary")
-        self.send.setToolTip("Send (Enter)")
+        self.send.setToolTip(self.tr("Send (Enter)"))
         self.send.clicked.connect(self._send_or_stop)
         line.addWidget(self.send)
         bottom.addLayout(line)
-        hint = QLabel("Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat · Ctrl+F search")
+        hint = QLabel(self.tr("Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat"
+                              " · Ctrl+F search"))
         hint.setObjectName("ComposerHint")
         bottom.addWidget(hint)
         layout.addLayout(bottom)
@@ -72,10 +68,13 @@ class ChatPanel(QWidget):
 
     def set_streaming(self, streaming: bool) -> None:
         self.streaming = streaming
-        self.send.setText("Stop" if streaming else "Send")
-        self.send.setToolTip("Stop the reply (Esc)" if streaming else "Send (Enter)")
+        self.send.setText(self.tr("Stop") if streaming else self.tr("Send"))
+        self.send.setToolTip(self.tr("Stop the reply (Esc)") if streaming else self.tr("Send (Enter)"))
         self.composer.setReadOnly(streaming)
 
     def show_welcome(self) -> None:
         self.view.clear()
-        self.view.add("assistant", WELCOME).actions["Context"].hide()
+        welcome = self.tr("### Hello — I'm Engram.\n\nI run entirely on this computer and I remember what you tell"
+                          " me across chats. Everything I remember is in the **Memories** tab, where you can correct"
+                          " or delete it; for every reply, the **Context** tab shows exactly what I was given.")
+        self.view.add("assistant", welcome).actions["Context"].hide()

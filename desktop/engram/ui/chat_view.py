@@ -7,7 +7,7 @@ every RENDER_MS, so a long reply never makes the event loop stall.
 from __future__ import annotations
 
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy, QToolButton,
                                QVBoxLayout, QWidget)
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QPushButton, QScroll
 from engram.ui.markdown_view import MarkdownView
 
 RENDER_MS = 40
-ROLE_NAMES = {"user": "You", "assistant": "Engram"}
+ROLE_NAMES = {"user": QT_TRANSLATE_NOOP("Bubble", "You"), "assistant": "Engram"}
 
 
 class Bubble(QFrame):
@@ -37,14 +37,14 @@ class Bubble(QFrame):
         layout.setSpacing(2)
         header = QHBoxLayout()
         layout.addLayout(header)       # first: widgets added below get this bubble as their parent
-        self.name = QLabel(ROLE_NAMES.get(role, role.title()))
+        self.name = QLabel(self.tr(ROLE_NAMES[role]) if role in ROLE_NAMES else role.title())
         self.name.setObjectName("RoleLabel")
         header.addWidget(self.name)
         self.badge = QPushButton()
         self.badge.setObjectName("MemoryBadge")
         self.badge.setCursor(Qt.PointingHandCursor)
-        self.badge.setToolTip("Memories from earlier conversations were given to the model for this reply;"
-                              " click to see the exact context")
+        self.badge.setToolTip(self.tr("Memories from earlier conversations were given to the model for this"
+                                      " reply; click to see the exact context"))
         self.badge.clicked.connect(lambda: self.context_requested.emit(self))
         self.badge.hide()
         header.addWidget(self.badge)
@@ -52,13 +52,14 @@ class Bubble(QFrame):
         self.note = QLabel()
         self.note.setObjectName("StatusNote")
         header.addWidget(self.note)
-        self.actions: dict[str, QToolButton] = {}
-        for name, tip, slot in (("Copy", "Copy this message", lambda: self.copy_requested.emit(self._text)),
-                                ("Context", "Show what the model saw for this reply",
-                                 lambda: self.context_requested.emit(self)),
-                                ("Retry", "Ask again for a new reply", self.retry_requested.emit)):
+        self.actions: dict[str, QToolButton] = {}     # by their English names
+        for name, label, tip, slot in (
+                ("Copy", self.tr("Copy"), self.tr("Copy this message"), lambda: self.copy_requested.emit(self._text)),
+                ("Context", self.tr("Context"), self.tr("Show what the model saw for this reply"),
+                 lambda: self.context_requested.emit(self)),
+                ("Retry", self.tr("Retry"), self.tr("Ask again for a new reply"), self.retry_requested.emit)):
             button = QToolButton()
-            button.setText(name)
+            button.setText(label)
             button.setToolTip(tip)
             button.clicked.connect(slot)
             header.addWidget(button)
@@ -94,7 +95,7 @@ class Bubble(QFrame):
         self.note.setText(note)
 
     def set_memories_used(self, count: int) -> None:
-        self.badge.setText(f"◆ used {count} memor{'y' if count == 1 else 'ies'}")
+        self.badge.setText(self.tr("◆ used %n memories", "", count))
         self.badge.setVisible(count > 0)
 
 

@@ -17,7 +17,7 @@ class Composer(QPlainTextEdit):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("Composer")
-        self.setPlaceholderText("Message Engram…  (Enter sends, Shift+Enter for a new line)")
+        self.setPlaceholderText(self.tr("Message Engram…  (Enter sends, Shift+Enter for a new line)"))
         self.setTabChangesFocus(True)
         self.setMinimumHeight(44)
         self.setMaximumHeight(180)
@@ -38,9 +38,10 @@ class Composer(QPlainTextEdit):
     def insertFromMimeData(self, source):
         incoming = len(source.text()) if source.hasText() else 0
         if incoming + len(self.toPlainText()) > MAX_PASTE_CHARS:
-            self.refused.emit(f"That paste is {incoming:,} characters; a message can hold at most "
-                              f"{MAX_PASTE_CHARS:,}. Nothing was inserted and your clipboard still has it — "
-                              "save long material as a file in the session's folder (Files tab) instead.")
+            self.refused.emit(self.tr("That paste is {incoming:,} characters; a message can hold at most {limit:,}."
+                                      " Nothing was inserted and your clipboard still has it — save long material"
+                                      " as a file in the session's folder (Files tab) instead.")
+                              .format(incoming=incoming, limit=MAX_PASTE_CHARS))
             return
         super().insertFromMimeData(source)
 

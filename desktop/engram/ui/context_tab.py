@@ -5,22 +5,52 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
+from engram.ui.memories_tab import kind_name
+
 ROLE_COLOURS = {"system": "#8e6bd8", "user": "#3a8dde", "assistant": "#2e9e6a", "tool": "#b7791f"}
-EMPTY = ("<p style='color:gray'>Select a reply (its <b>Context</b> button, or the ◆ memories badge) to see"
-         " exactly what the model was given: the system prompt, your preferences, the session summary, the"
-         " recent messages, the recalled memories with their scores and your message — with the tokens of"
-         " each part and how long each step took.</p>")
+EMPTY = QT_TRANSLATE_NOOP("ContextTab", "<p style='color:gray'>Select a reply (its <b>Context</b> button, or the ◆"
+                          " memories badge) to see exactly what the model was given: the system prompt, your"
+                          " preferences, the session summary, the recent messages, the recalled memories with their"
+                          " scores and your message — with the tokens of each part and how long each step took.</p>")
 
 
-TIMING_NAMES = {"embed_ms": "embedding your message", "search_ms": "searching memories",
-                "context_ms": "building the context", "prompt_ms": "reading the prompt",
-                "generate_ms": "writing the reply", "first_token_ms": "first token after",
-                "total_ms": "whole turn", "tokens_per_second": "speed", "cached_tokens": "prompt tokens reused",
-                "model_calls": "model calls"}
-TOKEN_TOTALS = {"user": "your message", "context": "context in all", "budget": "context budget",
-                "prompt": "prompt (as the model counted it)", "reply": "reply"}
+TIMING_NAMES = {"embed_ms": QT_TRANSLATE_NOOP("ContextTab", "embedding your message"),
+                "search_ms": QT_TRANSLATE_NOOP("ContextTab", "searching memories"),
+                "context_ms": QT_TRANSLATE_NOOP("ContextTab", "building the context"),
+                "prompt_ms": QT_TRANSLATE_NOOP("ContextTab", "reading the prompt"),
+                "generate_ms": QT_TRANSLATE_NOOP("ContextTab", "writing the reply"),
+                "first_token_ms": QT_TRANSLATE_NOOP("ContextTab", "first token after"),
+                "total_ms": QT_TRANSLATE_NOOP("ContextTab", "whole turn"),
+                "tokens_per_second": QT_TRANSLATE_NOOP("ContextTab", "speed"),
+                "cached_tokens": QT_TRANSLATE_NOOP("ContextTab", "prompt tokens reused"),
+                "model_calls": QT_TRANSLATE_NOOP("ContextTab", "model calls")}
+TOKEN_TOTALS = {"user": QT_TRANSLATE_NOOP("ContextTab", "your message"),
+                "context": QT_TRANSLATE_NOOP("ContextTab", "context in all"),
+                "budget": QT_TRANSLATE_NOOP("ContextTab", "context budget"),
+                "prompt": QT_TRANSLATE_NOOP("ContextTab", "prompt (as the model counted it)"),
+                "reply": QT_TRANSLATE_NOOP("ContextTab", "reply")}
+# The context's sections, as the turn engine names them (others are shown as they are named).
+SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
+                 "preferences": QT_TRANSLATE_NOOP("ContextTab", "preferences"),
+                 "files": QT_TRANSLATE_NOOP("ContextTab", "files"),
+                 "tools": QT_TRANSLATE_NOOP("ContextTab", "tools"),
+                 "summary": QT_TRANSLATE_NOOP("ContextTab", "summary"),
+                 "window": QT_TRANSLATE_NOOP("ContextTab", "window"),
+                 "recalled": QT_TRANSLATE_NOOP("ContextTab", "recalled"),
+                 "assistant": QT_TRANSLATE_NOOP("ContextTab", "assistant"),
+                 "tool": QT_TRANSLATE_NOOP("ContextTab", "tool"),
+                 "user": QT_TRANSLATE_NOOP("ContextTab", "user")}
+# How a memory was recalled (recall.py names the ways).
+WAYS = {"before_call": QT_TRANSLATE_NOOP("ContextTab", "before the reply"),
+        "search_memory": QT_TRANSLATE_NOOP("ContextTab", "the model's search")}
+
+
+def shown(text: str) -> str:
+    """One of the texts above, in the window's language."""
+    return QCoreApplication.translate("ContextTab", text)
 
 
 def _number(value) -> str:
@@ -29,13 +59,19 @@ def _number(value) -> str:
     return f"{value:,}" if isinstance(value, int) else html.escape(str(value))
 
 
+def _name(key) -> str:
+    """A section's or role's name as shown (unknown ones as they are named)."""
+    key = str(key)
+    return shown(SECTION_NAMES[key]) if key in SECTION_NAMES else key.replace("_", " ")
+
+
 def _timing(name: str, value) -> str:
     if value is None:
         return "–"
     if name.endswith("_ms") and isinstance(value, (int, float)):
         return f"{value / 1000:,.2f} s" if value >= 1000 else f"{value:,.1f} ms"
     if name == "tokens_per_second" and isinstance(value, (int, float)):
-        return f"{value:,.1f} tokens/s"
+        return QCoreApplication.translate("ContextTab", "{speed} tokens/s").format(speed=f"{value:,.1f}")
     return _number(value)
 
 
@@ -49,56 +85,69 @@ def _table(rows: list[tuple[str, str]], bold_last: bool = False) -> str:
 
 def _tokens(tokens: dict) -> str:
     sections = tokens.get("sections") if isinstance(tokens.get("sections"), dict) else {}
-    rows = [(str(name).replace("_", " "), _number(count)) for name, count in sections.items()]
-    rows += [(TOKEN_TOTALS[key], _number(tokens[key])) for key in TOKEN_TOTALS if key in tokens]
+    rows = [(_name(name), _number(count)) for name, count in sections.items()]
+    rows += [(shown(TOKEN_TOTALS[key]), _number(tokens[key])) for key in TOKEN_TOTALS if key in tokens]
     rows += [(str(k).replace("_", " "), _number(v)) for k, v in tokens.items()
              if k not in TOKEN_TOTALS and k not in ("sections", "cut")]
     text = _table(rows)
     if tokens.get("cut"):
-        text += ("<div style='color:#b7791f'>Left out to fit the budget: "
-                 + html.escape(", ".join(map(str, tokens["cut"]))) + "</div>")
+        text += ("<div style='color:#b7791f'>"
+                 + QCoreApplication.translate("ContextTab", "Left out to fit the budget: {parts}").format(
+                     parts=html.escape(", ".join(map(str, tokens["cut"])))) + "</div>")
     return text
+
+
+def _heading(text: str) -> str:
+    return f"<h4>{text}</h4>"
 
 
 def render(record) -> str:
     """The turn record as HTML (a plain function, so it is easy to test and to read)."""
-    parts = [f"<h3 style='margin-bottom:2px'>Context of reply #{record.reply_message_id}</h3>"
-             f"<div style='color:gray'>{html.escape(record.created_at.replace('T', ' ')[:19])} ·"
-             f" {len(record.messages)} messages sent · {len(record.recalled)} memories recalled</div>"]
+    translate = QCoreApplication.translate
+    header = translate("ContextTab", "Context of reply #{id}").format(id=record.reply_message_id)
+    counts = translate("ContextTab", "messages sent: {sent} · memories recalled: {recalled}").format(
+        sent=len(record.messages), recalled=len(record.recalled))
+    parts = [f"<h3 style='margin-bottom:2px'>{header}</h3><div style='color:gray'>"
+             f"{html.escape(record.created_at.replace('T', ' ')[:19])} · {counts}</div>"]
     if record.tokens:
-        parts.append("<h4>Tokens by section</h4>" + _tokens(record.tokens))
+        parts.append(_heading(translate("ContextTab", "Tokens by section")) + _tokens(record.tokens))
     if record.timings:
-        parts.append("<h4>Timings</h4>" + _table(
-            [(TIMING_NAMES.get(name, str(name).replace("_", " ")), _timing(name, value))
+        parts.append(_heading(translate("ContextTab", "Timings")) + _table(
+            [(shown(TIMING_NAMES[name]) if name in TIMING_NAMES else str(name).replace("_", " "), _timing(name, value))
              for name, value in record.timings.items()]))
-    parts.append("<h4>Recalled memories</h4>")
+    parts.append(_heading(translate("ContextTab", "Recalled memories")))
     if record.recalled:
         rows = []
         for hit in record.recalled:
-            similarity = hit.get("similarity")
+            about = [kind_name(str(hit.get("kind", ""))),
+                     translate("ContextTab", "chat {session}").format(session=hit.get("session", "")),
+                     str(hit.get("created_at", ""))[:10]]
+            if isinstance(similarity := hit.get("similarity"), (int, float)):
+                about.append(translate("ContextTab", "similarity {value}").format(value=f"{similarity:.3f}"))
+            if way := hit.get("via"):
+                about.append(translate("ContextTab", "via {way}").format(way=shown(WAYS[way]) if way in WAYS else way))
             rows.append(
                 f"<tr><td style='font-family:monospace;padding-right:8px' valign='top'>{hit.get('score', 0):.3f}</td>"
                 f"<td>{html.escape(str(hit.get('text', '')))}<br><span style='color:gray'>"
-                f"{html.escape(str(hit.get('kind', '')))} · chat {html.escape(str(hit.get('session', '')))} · "
-                f"{html.escape(str(hit.get('created_at', ''))[:10])}"
-                + (f" · similarity {similarity:.3f}" if isinstance(similarity, (int, float)) else "")
-                + (f" · via {html.escape(str(hit['via']))}" if hit.get("via") else "") + "</span></td></tr>")
+                f"{html.escape(' · '.join(about))}</span></td></tr>")
         parts.append("<table cellspacing='4'>" + "".join(rows) + "</table>")
     else:
-        parts.append("<div style='color:gray'>None: nothing from earlier chats was relevant enough.</div>")
-    parts.append("<h4>What the model saw, in order</h4>")
+        none = translate("ContextTab", "None: nothing from earlier chats was relevant enough.")
+        parts.append(f"<div style='color:gray'>{none}</div>")
+    parts.append(_heading(translate("ContextTab", "What the model saw, in order")))
     for message in record.messages:
         role = str(message.get("role", ""))
         section = message.get("section") or message.get("name") or ""
         colour = ROLE_COLOURS.get(role, "gray")
-        label = html.escape(role + (f" · {section}" if section else ""))
+        label = html.escape(_name(role) + (f" · {_name(section)}" if section else ""))
         content = html.escape(str(message.get("content") or ""))
         if message.get("tool_calls"):
-            content += html.escape(f"\n[tool calls: {message['tool_calls']}]")
+            calls = translate("ContextTab", "[tool calls: {calls}]").format(calls=message["tool_calls"])
+            content += html.escape(f"\n{calls}")
         parts.append(f"<div style='margin-top:6px'><b style='color:{colour}'>{label}</b></div>"
                      f"<pre style='white-space:pre-wrap;margin:2px 0 0 0'>{content}</pre>")
     if record.tool_calls:
-        parts.append("<h4>Tool calls</h4>" + "".join(
+        parts.append(_heading(translate("ContextTab", "Tool calls")) + "".join(
             f"<pre style='white-space:pre-wrap'>{html.escape(str(call))}</pre>" for call in record.tool_calls))
     return "".join(parts)
 
@@ -116,7 +165,7 @@ class ContextTab(QWidget):
 
     def show_record(self, record) -> None:
         self.record = record
-        self.view.setHtml(render(record) if record is not None else EMPTY)
+        self.view.setHtml(render(record) if record is not None else self.tr(EMPTY))
 
     def show_error(self, text: str) -> None:
         self.record = None

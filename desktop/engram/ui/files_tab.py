@@ -53,14 +53,14 @@ class FilesTab(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         top = QHBoxLayout()
-        self.where = QLabel("No chat selected")
+        self.where = QLabel(self.tr("No chat selected"))
         self.where.setObjectName("Muted")
         self.where.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)   # a long name must not widen the panel
         top.addWidget(self.where, 1)
-        self.new_button = QPushButton("New file")
+        self.new_button = QPushButton(self.tr("New file"))
         self.new_button.clicked.connect(self._new_file)
-        self.open_button = QPushButton("Open folder")
-        self.open_button.setToolTip("Open this chat's folder in the system file manager")
+        self.open_button = QPushButton(self.tr("Open folder"))
+        self.open_button.setToolTip(self.tr("Open this chat's folder in the system file manager"))
         self.open_button.clicked.connect(self.open_folder)
         top.addWidget(self.new_button)
         top.addWidget(self.open_button)
@@ -70,7 +70,7 @@ class FilesTab(QWidget):
 
         split = QSplitter(Qt.Vertical)
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["File", "Size"])
+        self.tree.setHeaderLabels([self.tr("File"), self.tr("Size")])
         self.tree.setColumnWidth(0, 240)
         self.tree.currentItemChanged.connect(self._selected)
         split.addWidget(self.tree)
@@ -81,11 +81,11 @@ class FilesTab(QWidget):
         self.conflict = Notice(closable=False)
         editor_layout.addWidget(self.conflict)
         self.description = QLineEdit()
-        self.description.setPlaceholderText("Description (one line: what this file is for)")
+        self.description.setPlaceholderText(self.tr("Description (one line: what this file is for)"))
         editor_layout.addWidget(self.description)
         self.pages = QTabWidget()
         self.editor = QPlainTextEdit()
-        self.editor.setPlaceholderText("Select or create a markdown file")
+        self.editor.setPlaceholderText(self.tr("Select or create a markdown file"))
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
         self.preview = MarkdownView()
         preview_holder = QWidget()
@@ -96,18 +96,18 @@ class FilesTab(QWidget):
         preview_scroll = QScrollArea()
         preview_scroll.setWidgetResizable(True)
         preview_scroll.setWidget(preview_holder)
-        self.pages.addTab(self.editor, "Edit")
-        self.pages.addTab(preview_scroll, "Preview")
+        self.pages.addTab(self.editor, self.tr("Edit"))
+        self.pages.addTab(preview_scroll, self.tr("Preview"))
         self.pages.currentChanged.connect(lambda i: i == 1 and self.preview.set_markdown(self.editor.toPlainText()))
         editor_layout.addWidget(self.pages, 1)
         buttons = QHBoxLayout()
         self.state = QLabel()
         self.state.setObjectName("Muted")
         buttons.addWidget(self.state, 1)
-        self.delete_button = QPushButton("Delete…")
+        self.delete_button = QPushButton(self.tr("Delete…"))
         self.delete_button.setObjectName("Danger")
         self.delete_button.clicked.connect(self._delete)
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(self.tr("Save"))
         self.save_button.setObjectName("Primary")
         self.save_button.setShortcut("Ctrl+S")
         self.save_button.clicked.connect(lambda: self.save())
@@ -134,7 +134,7 @@ class FilesTab(QWidget):
         if folder == self.folder:
             return
         self.folder, self.name, self.loaded = folder, None, None
-        self.where.setText(folder or "No chat selected")
+        self.where.setText(folder or self.tr("No chat selected"))
         self.where.setToolTip(folder or "")
         self._show_file(None, None, None)
         self.refresh()
@@ -201,7 +201,7 @@ class FilesTab(QWidget):
                 tip += f"\n{status.description}"
             if status is not None and status.status == "problem":
                 item.setText(0, f"⚠ {parts[-1]}")
-                tip += f"\nnot indexed: {status.detail}"
+                tip += "\n" + self.tr("not indexed: {why}").format(why=status.detail)
             item.setToolTip(0, tip)
             if entry.name == self.name:
                 chosen = item
@@ -215,9 +215,9 @@ class FilesTab(QWidget):
             self.index_problem.hide()
             return
         self.index_problem.show_message(
-            f"<b>{INDEX_NAME} could not be written:</b> {html.escape(status.detail)}.<br>Your files are untouched"
-            " and still indexed; only the index file is out of date.", "warning",
-            [("Try again", self._write_index_again)])
+            self.tr("<b>{index} could not be written:</b> {why}.<br>Your files are untouched and still indexed;"
+                    " only the index file is out of date.").format(index=INDEX_NAME, why=html.escape(status.detail)),
+            "warning", [(self.tr("Try again"), self._write_index_again)])
 
     def _write_index_again(self) -> None:
         folder = self.folder
@@ -253,7 +253,7 @@ class FilesTab(QWidget):
             return
         self._show_file(name, document, digest(data))
         self.conflict.hide()
-        self.state.setText(f"{name} · saved")
+        self.state.setText(self.tr("{name} · saved").format(name=name))
 
     def _show_file(self, name, document, loaded) -> None:
         self._loading = True
@@ -272,10 +272,11 @@ class FilesTab(QWidget):
 
     def _edited(self) -> None:
         if not self._loading and self.name:
-            self.state.setText(f"{self.name} · edited, not saved")
+            self.state.setText(self.tr("{name} · edited, not saved").format(name=self.name))
 
     def _discard_ok(self) -> bool:
-        return QMessageBox.question(self, "Unsaved changes", f"Discard your unsaved changes to {self.name}?",
+        return QMessageBox.question(self, self.tr("Unsaved changes"),
+                                    self.tr("Discard your unsaved changes to {name}?").format(name=self.name),
                                     QMessageBox.Discard | QMessageBox.Cancel) == QMessageBox.Discard
 
     def save(self, force: bool = False) -> None:
@@ -297,7 +298,7 @@ class FilesTab(QWidget):
             status = engram.files.write(folder, name, body, description)
             return status, digest(target.read_bytes(status.name))
 
-        self.state.setText("Saving…")
+        self.state.setText(self.tr("Saving…"))
         self.backend.disk(write, returned=lambda result: self._saved(folder, name, result), errored=self._failed)
 
     def _saved(self, folder, name, result) -> None:
@@ -310,8 +311,10 @@ class FilesTab(QWidget):
         self.loaded = loaded
         self._clean = (self.description.text(), self.editor.toPlainText())
         self.conflict.hide()
-        problem = f" · not indexed: {status.detail}" if status.status == "problem" else ""
-        self.state.setText(f"{status.name} · saved{problem}")
+        state = self.tr("{name} · saved").format(name=status.name)
+        if status.status == "problem":
+            state += " · " + self.tr("not indexed: {why}").format(why=status.detail)
+        self.state.setText(state)
         self.refresh()
 
     def _failed(self, error) -> None:
@@ -319,11 +322,12 @@ class FilesTab(QWidget):
 
     def _show_conflict(self) -> None:
         self.conflict.show_message(
-            f"<b>{self.name}</b> was changed on disk by another program while you were editing it here."
-            " Your edits are kept in the editor; nothing was overwritten.", "warning",
-            [("Load disk version", self._take_disk), ("Keep mine", lambda: self.save(force=True)),
-             ("Save mine as copy", self._save_copy)])
-        self.state.setText(f"{self.name} · conflict with the disk")
+            self.tr("<b>{name}</b> was changed on disk by another program while you were editing it here. Your"
+                    " edits are kept in the editor; nothing was overwritten.").format(name=html.escape(self.name)),
+            "warning", [(self.tr("Load disk version"), self._take_disk),
+                        (self.tr("Keep mine"), lambda: self.save(force=True)),
+                        (self.tr("Save mine as copy"), self._save_copy)])
+        self.state.setText(self.tr("{name} · conflict with the disk").format(name=self.name))
 
     def _take_disk(self) -> None:
         self.conflict.hide()
@@ -335,14 +339,14 @@ class FilesTab(QWidget):
         if self.name is None:
             return
         stem = self.name.rsplit(".", 1)[0]
-        copy = f"{stem} (my copy).md"
+        copy = self.tr("{stem} (my copy).md").format(stem=stem)
         folder, body, description = self.folder, self.editor.toPlainText(), self.description.text().strip() or None
         self.backend.disk(lambda engram: engram.files.write(folder, copy, body, description),
                           returned=lambda status: (self.conflict.hide(), self.refresh(), self.open(status.name)),
                           errored=self._failed)
 
     def _new_file(self) -> None:
-        name, ok = QInputDialog.getText(self, "New file", "File name (markdown):", text="notes.md")
+        name, ok = QInputDialog.getText(self, self.tr("New file"), self.tr("File name (markdown):"), text="notes.md")
         if not ok or not name.strip() or self.folder is None:
             return
         folder = self.folder
@@ -352,7 +356,8 @@ class FilesTab(QWidget):
     def _delete(self) -> None:
         if self.name is None or self.folder is None:
             return
-        if QMessageBox.question(self, "Delete file", f"Delete {self.name} from this chat's folder?",
+        if QMessageBox.question(self, self.tr("Delete file"),
+                                self.tr("Delete {name} from this chat's folder?").format(name=self.name),
                                 QMessageBox.Yes | QMessageBox.Cancel) != QMessageBox.Yes:
             return
         folder, name = self.folder, self.name
@@ -382,11 +387,11 @@ class FilesTab(QWidget):
         if folder != self.folder or name != self.name or current == self.loaded:
             return                          # our own save, or nothing new
         if current is None:
-            self.state.setText(f"{name} · deleted on disk (save to write it back)")
+            self.state.setText(self.tr("{name} · deleted on disk (save to write it back)").format(name=name))
             self.loaded = None
             return
         if self._dirty():
             self._show_conflict()
         else:
             self.open(name)
-            self.state.setText(f"{name} · reloaded (changed on disk)")
+            self.state.setText(self.tr("{name} · reloaded (changed on disk)").format(name=name))

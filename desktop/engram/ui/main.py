@@ -8,7 +8,8 @@ import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from engram.ui import theme
+from engram.core.settings import Settings
+from engram.ui import language, theme
 from engram.ui.backend import Backend
 from engram.ui.main_window import MainWindow
 
@@ -33,8 +34,9 @@ def check_qt() -> None:
                          " would crash); install a working one: pip install 'PySide6-Essentials>=6.8,<6.12'")
 
 
-def create_window(data_dir: str | None = None, opener=None) -> MainWindow:
-    """The window, shown, with its data opening in the background (used by run_window and tests)."""
+def create_window(data_dir: str | None = None, opener=None, ui_language: str | None = None) -> MainWindow:
+    """The window, shown, with its data opening in the background (used by run_window and tests);
+    in ``ui_language`` if given, else as the settings say."""
     check_qt()
     # Model and disk threads run Python between their C calls; a short GIL switch interval lets
     # the GUI thread in often enough that the event loop never stalls while a reply streams.
@@ -42,7 +44,10 @@ def create_window(data_dir: str | None = None, opener=None) -> MainWindow:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Engram")
     app.setDesktopFileName("engram")
-    theme.apply(app)
+    if ui_language is None:
+        ui_language = Settings.peek("ui_language")
+    speaks = language.install(app, ui_language)      # before any widget is made
+    theme.apply(app, chinese=language.is_chinese(speaks))
     window = MainWindow(Backend(data_dir, opener))
     window.show()
     QTimer.singleShot(0, window.backend.open)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from engram.core.embeddings import WORDS_ONLY
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import TRASH_DIR
 from engram.ui.chat_panel import ChatPanel
@@ -22,16 +21,17 @@ from engram.ui.sessions_panel import SessionsPanel
 from engram.ui.status_bar import StatusBar
 
 HEALTH_MS = 2000
-DEMO_NOTE = ("<b>This is the tiny demo model</b> (Gemma 3 270M): its answers are mostly babble; it is bundled so"
-             " that Engram works offline at once. For real answers, choose a GGUF chat model such as"
-             " Llama 3.2 3B Instruct (Q4_K_M).")
+# A stored message's status as its bubble notes it.
+STATUS_NOTES = {"stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"),
+                "error": QT_TRANSLATE_NOOP("MainWindow", "error")}
 
 
 def explain(error: BaseException) -> str:
     """An error as the person should read it: what happened and, for Engram's errors, the fix."""
     if isinstance(error, EngramError):
         text = html.escape(error.args[0] if error.args else str(error))
-        return text + (f"<br><i>Fix: {html.escape(error.hint)}</i>" if error.hint else "")
+        fix = QCoreApplication.translate("MainWindow", "Fix: {hint}")
+        return text + (f"<br><i>{fix.format(hint=html.escape(error.hint))}</i>" if error.hint else "")
     return html.escape(f"{type(error).__name__}: {error}")
 
 
@@ -57,9 +57,9 @@ class MainWindow(QMainWindow):
         self.memories = MemoriesTab(backend)
         self.files = FilesTab(backend)
         self.context = ContextTab()
-        self.tabs.addTab(self.memories, "Memories")
-        self.tabs.addTab(self.files, "Files")
-        self.tabs.addTab(self.context, "Context")
+        self.tabs.addTab(self.memories, self.tr("Memories"))
+        self.tabs.addTab(self.files, self.tr("Files"))
+        self.tabs.addTab(self.context, self.tr("Context"))
         # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
         self.words_only = Notice(closable=False)
         centre = QWidget()
@@ -93,7 +93,7 @@ class MainWindow(QMainWindow):
         self.chat.stop_requested.connect(self.stop)
         self.chat.view.retry_requested.connect(self.retry)
         self.chat.view.context_requested.connect(self.show_context)
-        self.chat.view.copied.connect(lambda: self.status.showMessage("Copied to the clipboard", 2000))
+        self.chat.view.copied.connect(lambda: self.status.showMessage(self.tr("Copied to the clipboard"), 2000))
         self.memories.jump_requested.connect(self.jump_to)
         self.memories.forgotten.connect(self._after_forgetting)
         self.status.retry_requested.connect(self.retry_failed_work)
@@ -129,10 +129,11 @@ class MainWindow(QMainWindow):
         self.load_model()
 
     def _open_failed(self, error) -> None:
-        self.status.set_model_state("error", "data folder")
-        self.chat.notice.show_message(f"<b>Engram could not open its data.</b> {explain(error)}<br>"
-                                      "Choose another data folder in Settings › Data, then restart.", "error",
-                                      [("Settings…", self.open_settings)])
+        self.status.set_model_state("error", self.tr("data folder"))
+        self.chat.notice.show_message(
+            self.tr("<b>Engram could not open its data.</b> {why}<br>Choose another data folder in Settings › Data,"
+                    " then restart.").format(why=explain(error)), "error",
+            [(self.tr("Settings…"), self.open_settings)])
 
     def show_embedding_problem(self, problem) -> None:
         """While no embedding model loads, say so above the chat (which file, why, what to do)
@@ -140,28 +141,34 @@ class MainWindow(QMainWindow):
         if problem is None:
             self.words_only.hide()
             return
-        self.words_only.show_message(f"<b>No search by meaning: the embedding model did not load.</b>"
-                                     f" {explain(problem)}<br>{WORDS_ONLY}", "warning",
-                                     [("Settings…", lambda: self.open_settings(page="Models")),
-                                      ("Try again", self.reload_embedding_model)])
+        self.words_only.show_message(
+            self.tr("<b>No search by meaning: the embedding model did not load.</b> {why}<br>Until an embedding model"
+                    " loads, memories are found by their words only; nothing you write is lost, and it is embedded"
+                    " once one loads.").format(why=explain(problem)), "warning",
+            [(self.tr("Settings…"), lambda: self.open_settings(page="Models")),
+             (self.tr("Try again"), self.reload_embedding_model)])
 
     def reload_embedding_model(self) -> None:
         """Load the embedding model the settings name again (its file may have been put right)."""
-        self.words_only.label.setText("Loading the embedding model…")
+        self.words_only.label.setText(self.tr("Loading the embedding model…"))
         self.backend.disk(lambda engram: engram.use_embedding_model(engram.settings.embedding_model),
                           returned=lambda _: self._embedding_model_changed(), errored=self.show_embedding_problem)
 
     def _embedding_model_changed(self) -> None:
         self.show_embedding_problem(None)
-        self.status.showMessage("Embedding model loaded: memories it has not embedded yet are embedded in the"
-                                " background", 8000)
+        self.status.showMessage(self.tr("Embedding model loaded: memories it has not embedded yet are embedded in"
+                                        " the background"), 8000)
         self.refresh_health()
 
     def show_first_run(self, settings) -> None:
         if settings.chat_model:
             self.chat.first_run.hide()
         else:
-            self.chat.first_run.show_message(DEMO_NOTE, "info", [("Choose a GGUF model…", self.choose_chat_model)])
+            self.chat.first_run.show_message(
+                self.tr("<b>This is the tiny demo model</b> (Gemma 3 270M): its answers are mostly babble; it is"
+                        " bundled so that Engram works offline at once. For real answers, choose a GGUF chat model"
+                        " such as Llama 3.2 3B Instruct (Q4_K_M)."), "info",
+                [(self.tr("Choose a GGUF model…"), self.choose_chat_model)])
 
     def load_model(self) -> None:
         """Load the chat model in the background; the window stays usable meanwhile."""
@@ -177,8 +184,8 @@ class MainWindow(QMainWindow):
 
     def _model_failed(self, error) -> None:
         self.status.set_model_state("error", str(error.args[0] if error.args else error)[:80])
-        self.chat.notice.show_message(f"<b>The chat model did not load.</b> {explain(error)}", "error",
-                                      [("Choose another model…", self.choose_chat_model)])
+        self.chat.notice.show_message(self.tr("<b>The chat model did not load.</b> {why}").format(why=explain(error)),
+                                      "error", [(self.tr("Choose another model…"), self.choose_chat_model)])
         if self.settings_dialog is not None and self.settings_dialog.isVisible():
             self.settings_dialog.chat_model.show_error(error)
 
@@ -206,7 +213,7 @@ class MainWindow(QMainWindow):
         if self.turn is not None:
             return
         self.session = None
-        self.chat.title.setText("New chat")
+        self.chat.title.setText(self.tr("New chat"))
         self.chat.show_welcome()
         self.sessions.list.clearSelection()
         self.sessions.list.setCurrentItem(None)
@@ -229,14 +236,14 @@ class MainWindow(QMainWindow):
 
     def _show_session(self, session, messages, recalled, reveal=None) -> None:
         self.session = session
-        self.chat.title.setText(session.title or "New chat")
+        self.chat.title.setText(session.title or self.tr("New chat"))
         self.chat.view.clear()
         for message in messages:
             bubble = self.chat.view.add(message.role, message.content, message.id)
             if message.role == "assistant":
                 bubble.set_memories_used(recalled.get(message.id, 0))
                 if message.status != "complete":
-                    bubble.set_status(message.status, message.status)
+                    bubble.set_status(message.status, self._status_note(message.status))
         if not messages:
             self.chat.show_welcome()
         self.files.set_folder(session.folder)
@@ -264,11 +271,14 @@ class MainWindow(QMainWindow):
             self.refresh_sessions()
             self.memories.refresh()
             if result.problem is not None:
-                self.chat.notice.show_message("<b>The chat was deleted, but its folder of files was not moved to the"
-                                              f" trash.</b> {explain(result.problem)}", "error")
+                self.chat.notice.show_message(
+                    self.tr("<b>The chat was deleted, but its folder of files was not moved to the trash.</b> {why}")
+                    .format(why=explain(result.problem)), "error")
                 return
-            moved = f"; its files are in {result.trashed}" if result.trashed else ""
-            self.status.showMessage(f"Chat deleted, with the memories taken from it{moved}", 8000)
+            self.status.showMessage(
+                self.tr("Chat deleted, with the memories taken from it; its files are in {folder}").format(
+                    folder=result.trashed) if result.trashed
+                else self.tr("Chat deleted, with the memories taken from it"), 8000)
 
         self.backend.disk(lambda engram: engram.delete_session(session_id), returned=deleted)
 
@@ -297,7 +307,8 @@ class MainWindow(QMainWindow):
         if self.turn is not None or not text.strip():
             return
         if not self.backend.ready:
-            self.chat.notice.show_message("Engram is still starting; your message is still in the box.", "info")
+            self.chat.notice.show_message(self.tr("Engram is still starting; your message is still in the box."),
+                                          "info")
             return
         if self.session is None or not self.chat.view.bubbles or self.chat.view.bubbles[0].key is None:
             self.chat.view.clear()
@@ -332,7 +343,7 @@ class MainWindow(QMainWindow):
     def stop(self) -> None:
         if self.turn is not None:
             self.turn.stop.set()
-            self._reply.note.setText("stopping…")
+            self._reply.note.setText(self.tr("stopping…"))
 
     def _turn_finished(self) -> None:
         self.turn = None
@@ -347,10 +358,10 @@ class MainWindow(QMainWindow):
         reply = self._reply
         reply.key = result.reply.id
         reply.turn = result.record
-        reply.set_text(result.reply.content or "*(no reply)*")
+        reply.set_text(result.reply.content or self.tr("*(no reply)*"))
         reply.set_memories_used(len(result.record.recalled))
         if result.stopped:
-            reply.set_status("stopped", "stopped")
+            reply.set_status("stopped", self._status_note("stopped"))
         users = [b for b in self.chat.view.bubbles if b.role == "user"]
         if users:
             users[-1].key = result.user_message.id
@@ -364,7 +375,7 @@ class MainWindow(QMainWindow):
         """The chat's session, once the first turn made it (or renamed it)."""
         new = self.session is None or self.session.id != session.id
         self.session = session
-        self.chat.title.setText(session.title or "New chat")
+        self.chat.title.setText(session.title or self.tr("New chat"))
         if new:
             self.files.set_folder(session.folder)
             self.memories.set_session(session.id)
@@ -380,9 +391,11 @@ class MainWindow(QMainWindow):
             self.show_error(error)
             return
         text = self._sending
-        self._reply.set_text(f"**Engram could not reply.** {error.args[0] if error.args else error}"
-                             + (f"\n\n*Fix: {error.hint}*" if getattr(error, "hint", "") else ""))
-        self._reply.set_status("error", "error")
+        why = self.tr("**Engram could not reply.** {why}").format(why=error.args[0] if error.args else error)
+        if hint := getattr(error, "hint", ""):
+            why += "\n\n*" + self.tr("Fix: {hint}").format(hint=hint) + "*"
+        self._reply.set_text(why)
+        self._reply.set_status("error", self._status_note("error"))
         session_id = self._turn_session["id"]
 
         def saved(engram):
@@ -405,10 +418,14 @@ class MainWindow(QMainWindow):
                 self.chat.view.offer_answer(reply)     # Retry, once the cause is fixed
             elif not self.chat.composer.toPlainText().strip():
                 self.chat.composer.setPlainText(text)
-                self.chat.notice.show_message("Your message was not sent; it is back in the input box.", "warning")
+                self.chat.notice.show_message(self.tr("Your message was not sent; it is back in the input box."),
+                                              "warning")
 
         self.backend.disk(saved, returned=check)
         self.refresh_sessions()
+
+    def _status_note(self, status: str) -> str:
+        return self.tr(STATUS_NOTES[status]) if status in STATUS_NOTES else status
 
     def retry(self) -> None:
         """Replace the last reply (or the error in its place) with a new one to the same message,
@@ -427,7 +444,7 @@ class MainWindow(QMainWindow):
             self.context.show_record(bubble.turn)
             return
         if bubble.key is None:
-            self.context.show_error("This reply has no context record.")
+            self.context.show_error(self.tr("This reply has no context record."))
             return
 
         def found(record):
@@ -486,7 +503,8 @@ class MainWindow(QMainWindow):
         """Move the data folder safely (copy, verify, remove the old), remember the new place in the
         settings and reopen; ``done`` gets the new folder or the error (then the old one reopens)."""
         if self.turn is not None or not self.backend.ready:
-            done(InvalidInput("Engram is busy", hint="wait for the reply to end (or press Stop), then move"))
+            done(InvalidInput(self.tr("Engram is busy"),
+                              hint=self.tr("wait for the reply to end (or press Stop), then move")))
             return
 
         def move(folder):
@@ -501,7 +519,7 @@ class MainWindow(QMainWindow):
 
         self._health.stop()
         self.new_chat()
-        self.status.set_model_state("loading", "moving the data folder")
+        self.status.set_model_state("loading", self.tr("moving the data folder"))
         self.backend.reopen(move, done)
 
     # -- closing --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ sensitive details (core/sensitive.py) is marked.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox,
                                QPlainTextEdit, QPushButton, QSlider, QSplitter, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
@@ -20,26 +20,45 @@ from engram.core.records import Kind
 from engram.core.scope import Scope
 
 LIST_LIMIT = 500
-ALL_KINDS = "All kinds"
 SENSITIVE_MARK = "⚠ "
+KIND_NAMES = {Kind.MESSAGE: QT_TRANSLATE_NOOP("MemoriesTab", "message"),
+              Kind.FACT: QT_TRANSLATE_NOOP("MemoriesTab", "fact"),
+              Kind.PREFERENCE: QT_TRANSLATE_NOOP("MemoriesTab", "preference"),
+              Kind.TASK: QT_TRANSLATE_NOOP("MemoriesTab", "task"),
+              Kind.SUMMARY: QT_TRANSLATE_NOOP("MemoriesTab", "summary"),
+              Kind.EXPERIENCE: QT_TRANSLATE_NOOP("MemoriesTab", "experience"),
+              Kind.FILE: QT_TRANSLATE_NOOP("MemoriesTab", "file")}
+ROLE_MESSAGES = {"user": QT_TRANSLATE_NOOP("MemoriesTab", "user message"),
+                 "assistant": QT_TRANSLATE_NOOP("MemoriesTab", "assistant message")}
+
+
+def kind_name(kind: str) -> str:
+    """A kind of memory as the person reads it (an unknown one as it is stored)."""
+    return QCoreApplication.translate("MemoriesTab", KIND_NAMES[kind]) if kind in KIND_NAMES else kind
 
 
 def source_text(memory, titles: dict[str, str]) -> str:
+    translate = QCoreApplication.translate
+    source = memory.source if isinstance(memory.source, dict) else {}
     parts = []
     if memory.scope.session:
         title = titles.get(memory.scope.session)
-        parts.append(f"chat “{title}”" if title else f"chat {memory.scope.session}")
-    role = memory.source.get("role") if isinstance(memory.source, dict) else None
-    if role:
-        parts.append(f"{role} message")
+        parts.append(translate("MemoriesTab", "chat “{title}”").format(title=title) if title
+                     else translate("MemoriesTab", "chat {id}").format(id=memory.scope.session))
+    if (role := source.get("role")) in ROLE_MESSAGES:
+        parts.append(translate("MemoriesTab", ROLE_MESSAGES[role]))
+    elif role:
+        parts.append(translate("MemoriesTab", "{role} message").format(role=role))
     if memory.source_ids:
-        said = "message #" + ", #".join(str(i) for i in memory.source_ids)
-        noted = isinstance(memory.source, dict) and memory.source.get("made_by") == "distillation"
-        parts.append(f"noted by {memory.source.get('model') or 'the chat model'} from {said}" if noted else said)
-    path = memory.source.get("path") if isinstance(memory.source, dict) else None
-    if path:
-        parts.append(f"file {path}")
-    return " · ".join(parts) or "added without a source"
+        said = translate("MemoriesTab", "message {numbers}").format(
+            numbers=", ".join(f"#{i}" for i in memory.source_ids))
+        if source.get("made_by") == "distillation":
+            model = source.get("model") or translate("MemoriesTab", "the chat model")
+            said = translate("MemoriesTab", "noted by {model} from {messages}").format(model=model, messages=said)
+        parts.append(said)
+    if path := source.get("path"):
+        parts.append(translate("MemoriesTab", "file {path}").format(path=path))
+    return " · ".join(parts) or translate("MemoriesTab", "added without a source")
 
 
 class MemoriesTab(QWidget):
@@ -58,14 +77,16 @@ class MemoriesTab(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         filters = QHBoxLayout()
         self.kind = QComboBox()
-        self.kind.addItems([ALL_KINDS] + [k.value for k in Kind])
+        self.kind.addItem(self.tr("All kinds"), "")
+        for kind in Kind:
+            self.kind.addItem(kind_name(kind), kind.value)
         self.where = QComboBox()
-        self.where.addItems(["All chats", "This chat"])
+        self.where.addItems([self.tr("All chats"), self.tr("This chat")])
         filters.addWidget(self.kind)
         filters.addWidget(self.where)
         layout.addLayout(filters)
         self.text = QLineEdit()
-        self.text.setPlaceholderText("Filter memories by text")
+        self.text.setPlaceholderText(self.tr("Filter memories by text"))
         self.text.setClearButtonEnabled(True)
         layout.addWidget(self.text)
         self._debounce = QTimer(self, singleShot=True, interval=250)
@@ -76,7 +97,8 @@ class MemoriesTab(QWidget):
 
         split = QSplitter(Qt.Vertical)
         self.list = QTreeWidget()
-        self.list.setHeaderLabels(["Memory", "Kind", "Imp."])
+        self.list.setHeaderLabels([self.tr("Memory"), self.tr("Kind"), self.tr("Imp.")])
+        self.list.headerItem().setToolTip(2, self.tr("Importance"))
         self.list.setRootIsDecorated(False)
         self.list.setAlternatingRowColors(True)
         self.list.setUniformRowHeights(True)
@@ -94,18 +116,18 @@ class MemoriesTab(QWidget):
         form = QVBoxLayout(detail)
         form.setContentsMargins(0, 6, 0, 0)
         self.editor = QPlainTextEdit()
-        self.editor.setPlaceholderText("Select a memory to read or correct it")
+        self.editor.setPlaceholderText(self.tr("Select a memory to read or correct it"))
         form.addWidget(self.editor, 1)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Importance"))
+        row.addWidget(QLabel(self.tr("Importance")))
         self.importance = QSlider(Qt.Horizontal)
         self.importance.setRange(0, 100)
         self.importance_value = QLabel("0.50")
         self.importance.valueChanged.connect(lambda v: self.importance_value.setText(f"{v / 100:.2f}"))
         row.addWidget(self.importance, 1)
         row.addWidget(self.importance_value)
-        self.pinned = QCheckBox("Pinned")
-        self.pinned.setToolTip("Pinned memories are kept and preferred in recall")
+        self.pinned = QCheckBox(self.tr("Pinned"))
+        self.pinned.setToolTip(self.tr("Pinned memories are kept and preferred in recall"))
         row.addWidget(self.pinned)
         form.addLayout(row)
         self.source = QLabel()
@@ -113,16 +135,16 @@ class MemoriesTab(QWidget):
         self.source.setWordWrap(True)
         form.addWidget(self.source)
         buttons = QHBoxLayout()
-        self.jump = QPushButton("Go to source")
+        self.jump = QPushButton(self.tr("Go to source"))
         self.jump.clicked.connect(self._jump)
-        self.delete = QPushButton("Delete…")
+        self.delete = QPushButton(self.tr("Delete…"))
         self.delete.setObjectName("Danger")
         self.delete.clicked.connect(self._delete)
         self.forget_everywhere = QPushButton(self.tr("Forget everywhere…"))
         self.forget_everywhere.setToolTip(self.tr("Remove these words (or the part selected) from every chat,"
                                                   " memory, record and file that holds them"))
         self.forget_everywhere.clicked.connect(self._forget_everywhere)
-        self.save = QPushButton("Save")
+        self.save = QPushButton(self.tr("Save"))
         self.save.setObjectName("Primary")
         self.save.clicked.connect(self._save)
         buttons.addWidget(self.jump)
@@ -149,8 +171,8 @@ class MemoriesTab(QWidget):
     def refresh(self) -> None:
         if not self.backend.ready:
             return
-        kind = self.kind.currentText()
-        kinds = () if kind == ALL_KINDS else (kind,)
+        kind = self.kind.currentData()
+        kinds = (kind,) if kind else ()
         session = self.session_id if self.where.currentIndex() == 1 else ""
         if self.where.currentIndex() == 1 and not session:
             self._fill(([], {}))
@@ -174,16 +196,16 @@ class MemoriesTab(QWidget):
             text = " ".join(memory.text.split())
             held = marks.get(memory.id)
             item = QTreeWidgetItem([(SENSITIVE_MARK if held else "") + ("★ " if memory.pinned else "") + text[:200],
-                                    memory.kind.value, f"{memory.importance:.2f}"])
+                                    kind_name(memory.kind), f"{memory.importance:.2f}"])
             item.setToolTip(0, (self.tr("Holds sensitive details: {kinds}").format(
                 kinds=", ".join(sensitive.LABELS[k] for k in held)) + "\n\n" if held else "") + memory.text[:1000])
             item.setData(0, Qt.UserRole, memory)
             self.list.addTopLevelItem(item)
             if memory.id == keep:
                 chosen = item
-        found = f"{len(memories)} memor{'y' if len(memories) == 1 else 'ies'}"
-        self.count.setText(f"The newest {LIST_LIMIT} are shown: filter by words or kind to find others"
-                           if len(memories) >= LIST_LIMIT else found)
+        self.count.setText(self.tr("The newest {limit} are shown: filter by words or kind to find others")
+                           .format(limit=LIST_LIMIT) if len(memories) >= LIST_LIMIT
+                           else self.tr("%n memories", "", len(memories)))
         if chosen is not None:                  # the same memory: keep what is being typed
             self.list.setCurrentItem(chosen)
             self.current = chosen.data(0, Qt.UserRole)
@@ -200,11 +222,16 @@ class MemoriesTab(QWidget):
         self.editor.setPlainText(memory.text if enabled else "")
         self.importance.setValue(round(memory.importance * 100) if enabled else 50)
         self.pinned.setChecked(memory.pinned if enabled else False)
-        self.source.setText(f"From {source_text(memory, self.titles)} · {memory.created_at[:16].replace('T', ' ')}"
-                            + (f" · edited {memory.updated_at[:16].replace('T', ' ')}"
-                               if memory.updated_at != memory.created_at else "") if enabled else "")
+        self.source.setText(self._where_from(memory) if enabled else "")
         self.message.setText(self.note)
         self.note = ""
+
+    def _where_from(self, memory) -> str:
+        text = self.tr("From {source} · {created}").format(source=source_text(memory, self.titles),
+                                                           created=memory.created_at[:16].replace("T", " "))
+        if memory.updated_at != memory.created_at:
+            text += " · " + self.tr("edited {when}").format(when=memory.updated_at[:16].replace("T", " "))
+        return text
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -220,24 +247,25 @@ class MemoriesTab(QWidget):
             return engram.store.update(memory.id, actor="user", text=text if text != memory.text else None,
                                        importance=importance, pinned=pinned)
 
-        self.message.setText("Saving…")
+        self.message.setText(self.tr("Saving…"))
         self.backend.disk(update, returned=self._saved, errored=self._failed)
 
     def _saved(self, memory) -> None:
         self.current = memory
-        self.message.setText("Saved.")
+        self.message.setText(self.tr("Saved."))
         self.refresh()
         self.changed.emit()
 
     def _failed(self, error) -> None:
-        self.message.setText(f"<span style='color:#c0392b'>Not saved: {error}</span>")
+        self.message.setText("<span style='color:#c0392b'>" + self.tr("Not saved: {error}").format(error=error)
+                             + "</span>")
 
     def _delete(self) -> None:
         memory = self.current
         if memory is None:
             return
-        answer = QMessageBox.question(self, "Forget memory",
-                                      f"Forget this memory for good?\n\n“{memory.text[:300]}”",
+        question = self.tr("Forget this memory for good?\n\n“{text}”").format(text=memory.text[:300])
+        answer = QMessageBox.question(self, self.tr("Forget memory"), question,
                                       QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
         if answer != QMessageBox.Yes:
             return

@@ -25,7 +25,7 @@ class Notice(QFrame):
         self.buttons: list[QPushButton] = []
         self.close_button = QToolButton()
         self.close_button.setText("✕")
-        self.close_button.setToolTip("Dismiss")
+        self.close_button.setToolTip(self.tr("Dismiss"))
         self.close_button.clicked.connect(self.hide)
         self.close_button.setVisible(closable)
         row.addWidget(self.close_button)

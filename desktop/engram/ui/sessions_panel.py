@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu,
                                QMessageBox, QPushButton, QVBoxLayout, QWidget)
 
@@ -18,9 +18,15 @@ def ago(iso: str) -> str:
     except ValueError:
         return ""
     seconds = (datetime.now(timezone.utc) - then).total_seconds()
-    for limit, unit, size in ((60, "", 1), (3600, "min", 60), (86400, "h", 3600), (7 * 86400, "d", 86400)):
-        if seconds < limit:
-            return "just now" if not unit else f"{int(seconds // size)} {unit} ago"
+    translate = QCoreApplication.translate
+    if seconds < 60:
+        return translate("SessionsPanel", "just now")
+    if seconds < 3600:
+        return translate("SessionsPanel", "{count} min ago").format(count=int(seconds // 60))
+    if seconds < 86400:
+        return translate("SessionsPanel", "{count} h ago").format(count=int(seconds // 3600))
+    if seconds < 7 * 86400:
+        return translate("SessionsPanel", "{count} d ago").format(count=int(seconds // 86400))
     return then.date().isoformat()
 
 
@@ -47,13 +53,13 @@ class SessionsPanel(QWidget):
         top.addWidget(brand)
         top.addStretch(1)
         layout.addLayout(top)
-        self.new_button = QPushButton("＋  New chat")
+        self.new_button = QPushButton(self.tr("＋  New chat"))
         self.new_button.setObjectName("Primary")
-        self.new_button.setToolTip("Start a new chat (Ctrl+N)")
+        self.new_button.setToolTip(self.tr("Start a new chat (Ctrl+N)"))
         self.new_button.clicked.connect(self.new_requested)
         layout.addWidget(self.new_button)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search chats (Ctrl+F)")
+        self.search.setPlaceholderText(self.tr("Search chats (Ctrl+F)"))
         self.search.setClearButtonEnabled(True)
         self._debounce = QTimer(self, singleShot=True, interval=200)
         self._debounce.timeout.connect(lambda: self.search_changed.emit(self.search.text().strip()))
@@ -67,12 +73,12 @@ class SessionsPanel(QWidget):
         self.list.currentItemChanged.connect(self._current_changed)
         self.list.itemDoubleClicked.connect(lambda item: self.ask_rename(item.data(Qt.UserRole)))
         layout.addWidget(self.list, 1)
-        self.empty = QLabel("No chats yet.")
+        self.empty = QLabel(self.tr("No chats yet."))
         self.empty.setObjectName("Muted")
         self.empty.setAlignment(Qt.AlignCenter)
         layout.addWidget(self.empty)
-        settings = QPushButton("⚙  Settings")
-        settings.setToolTip("Models, memory, preferences, data folder (Ctrl+,)")
+        settings = QPushButton(self.tr("⚙  Settings"))
+        settings.setToolTip(self.tr("Models, memory, preferences, data folder (Ctrl+,)"))
         settings.clicked.connect(self.settings_requested)
         layout.addWidget(settings)
         self._titles: dict[str, str] = {}
@@ -87,17 +93,17 @@ class SessionsPanel(QWidget):
         self._titles = {}
         self._folders = {}
         for session in sessions:
-            title = session.title or "New chat"
+            title = session.title or self.tr("New chat")
             self._titles[session.id] = title
             self._folders[session.id] = session.folder
             item = QListWidgetItem(f"{title}\n{ago(session.updated_at)}")
             item.setData(Qt.UserRole, session.id)
-            item.setToolTip(f"{title}\nfolder: {session.folder}")
+            item.setToolTip(title + "\n" + self.tr("folder: {folder}").format(folder=session.folder))
             self.list.addItem(item)
             if session.id == current:
                 self.list.setCurrentItem(item)
         self.empty.setVisible(not sessions)
-        self.empty.setText("No chats match." if self.search.text().strip() else "No chats yet.")
+        self.empty.setText(self.tr("No chats match.") if self.search.text().strip() else self.tr("No chats yet."))
         self._quiet = False
 
     def _current_changed(self, item, _previous):
@@ -110,25 +116,29 @@ class SessionsPanel(QWidget):
             return
         session_id = item.data(Qt.UserRole)
         menu = QMenu(self)
-        menu.addAction("Rename…", lambda: self.ask_rename(session_id))
-        menu.addAction("Open folder", lambda: self.folder_requested.emit(session_id))
+        menu.addAction(self.tr("Rename…"), lambda: self.ask_rename(session_id))
+        menu.addAction(self.tr("Open folder"), lambda: self.folder_requested.emit(session_id))
         menu.addSeparator()
-        menu.addAction("Delete…", lambda: self.ask_delete(session_id))
+        menu.addAction(self.tr("Delete…"), lambda: self.ask_delete(session_id))
         menu.exec(self.list.viewport().mapToGlobal(position))
 
     def ask_rename(self, session_id: str) -> None:
-        title, ok = QInputDialog.getText(self, "Rename chat", "Title:", text=self._titles.get(session_id, ""))
+        title, ok = QInputDialog.getText(self, self.tr("Rename chat"), self.tr("Title:"),
+                                         text=self._titles.get(session_id, ""))
         if ok and title.strip():
             self.rename_requested.emit(session_id, title.strip())
 
     def ask_delete(self, session_id: str) -> None:
         folder = self._folders.get(session_id, "")
+        trash = self.trash or self.tr("in the data folder")
+        files = (self.tr("Its folder of files ({folder}) is moved to the trash folder {trash}").format(
+                     folder=folder, trash=trash) if folder
+                 else self.tr("Its folder of files is moved to the trash folder {trash}").format(trash=trash))
         answer = QMessageBox.question(
-            self, "Delete chat",
-            f"Delete “{self._titles.get(session_id, session_id)}”?\n\nIts messages, its context records and the"
-            f" memories taken from it are forgotten for good.\n\nIts folder of files{f' ({folder})' if folder else ''}"
-            f" is moved to the trash folder {self.trash or 'in the data folder'}, where you can still open it;"
-            " delete it there to erase the files.",
+            self, self.tr("Delete chat"),
+            self.tr("Delete “{title}”?\n\nIts messages, its context records and the memories taken from it are"
+                    " forgotten for good.\n\n{files}, where you can still open it; delete it there to erase the"
+                    " files.").format(title=self._titles.get(session_id, session_id), files=files),
             QMessageBox.Yes | QMessageBox.Cancel, QMessageBox.Cancel)
         if answer == QMessageBox.Yes:
             self.delete_requested.emit(session_id)

@@ -7,24 +7,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
-from engram.core.embeddings import WORDS_ONLY
 from engram.core.errors import ModelError
 from engram.core.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.preferences import DETAIL_LEVELS
+from engram.ui.language import LANGUAGES
 from engram.ui.notice import Notice
 
 CHAT_FIELDS = ("chat_model", "chat_context_size", "chat_threads", "chat_gpu_layers")
-SEARCH_TIMES = {"before_call": "Before every reply (inject)", "on_demand": "When the model asks (tool)",
-                "hybrid": "Both"}
+SEARCH_TIMES = {"before_call": QT_TRANSLATE_NOOP("SettingsDialog", "Before every reply (inject)"),
+                "on_demand": QT_TRANSLATE_NOOP("SettingsDialog", "When the model asks (tool)"),
+                "hybrid": QT_TRANSLATE_NOOP("SettingsDialog", "Both")}
 STORAGE_SCOPES = ("user,session", "agent,user,session")
 SEARCH_SCOPES = ("user", "user,session", "agent,user")
-DISTILL_CHOICES = {"auto": "Automatic (not with the demo model)", "on": "On", "off": "Off"}
+DISTILL_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),
+                   "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
+DETAIL_NAMES = {"brief": QT_TRANSLATE_NOOP("SettingsDialog", "brief"),
+                "normal": QT_TRANSLATE_NOOP("SettingsDialog", "normal"),
+                "detailed": QT_TRANSLATE_NOOP("SettingsDialog", "detailed")}
 
 
 class ModelPicker(QWidget):
@@ -40,9 +45,9 @@ class ModelPicker(QWidget):
         self.path = QLineEdit()
         self.path.setReadOnly(True)
         self.path.setPlaceholderText(default_label)
-        choose = QPushButton("Choose…")
+        choose = QPushButton(self.tr("Choose…"))
         choose.clicked.connect(self.choose)
-        reset = QPushButton("Use default")
+        reset = QPushButton(self.tr("Use default"))
         reset.clicked.connect(lambda: self.set_path(""))
         row.addWidget(self.path, 1)
         row.addWidget(choose)
@@ -56,8 +61,9 @@ class ModelPicker(QWidget):
 
     def choose(self) -> None:
         start = str(Path(self.path.text()).parent) if self.path.text() else str(Path.home())
-        chosen, _ = QFileDialog.getOpenFileName(self, f"Choose the {self.role} model", start,
-                                                "GGUF models (*.gguf);;All files (*)")
+        title = self.tr("Choose the chat model") if self.role == "chat" else self.tr("Choose the embedding model")
+        chosen, _ = QFileDialog.getOpenFileName(self, title, start,
+                                                self.tr("GGUF models (*.gguf);;All files (*)"))
         if chosen:
             self.set_path(chosen)
 
@@ -71,7 +77,7 @@ class ModelPicker(QWidget):
             self.valid = True
             self.info.setText(self.default_label)
             return
-        self.info.setText("Reading the model file…")
+        self.info.setText(self.tr("Reading the model file…"))
 
         def read(_engram):
             from engram.core.model_info import read_model_info
@@ -101,43 +107,45 @@ class SettingsDialog(QDialog):
     def __init__(self, backend, parent=None):
         super().__init__(parent)
         self.backend = backend
-        self.setWindowTitle("Settings")
+        self.setWindowTitle(self.tr("Settings"))
         self.resize(680, 560)
         layout = QVBoxLayout(self)
         self.notice = Notice()
         layout.addWidget(self.notice)
         self.pages = QTabWidget()
         layout.addWidget(self.pages, 1)
+        self.page_names: list[str] = []       # the pages in English, for show_page
 
         models = QWidget()
         form = QFormLayout(models)
-        self.chat_model = ModelPicker(backend, "chat", "The bundled demo model (Gemma 3 270M: tiny, for trying"
-                                                       " Engram out; its answers are babble)")
-        form.addRow("Chat model", self.chat_model)
+        self.chat_model = ModelPicker(backend, "chat", self.tr("The bundled demo model (Gemma 3 270M: tiny, for"
+                                                               " trying Engram out; its answers are babble)"))
+        form.addRow(self.tr("Chat model"), self.chat_model)
         self.context_size = QSpinBox(minimum=512, maximum=262_144, singleStep=512)
-        self.threads = QSpinBox(minimum=0, maximum=256, specialValueText="one per CPU")
-        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, specialValueText="all")
+        self.threads = QSpinBox(minimum=0, maximum=256, specialValueText=self.tr("one per CPU"))
+        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, specialValueText=self.tr("all"))
         self.reply_tokens = QSpinBox(minimum=16, maximum=8192, singleStep=64)
-        form.addRow("Context size (tokens)", self.context_size)
-        form.addRow("CPU threads", self.threads)
-        form.addRow("GPU layers", self.gpu_layers)
-        form.addRow("Longest reply (tokens)", self.reply_tokens)
-        self.embedding_model = ModelPicker(backend, "embedding", "The bundled all-MiniLM-L6-v2 (384 dimensions)")
-        form.addRow("Embedding model", self.embedding_model)
-        hint = QLabel("A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct"
-                      " or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used as soon"
-                      " as it is saved; your memories are then re-embedded in the background, and found by their"
-                      " words meanwhile.")
+        form.addRow(self.tr("Context size (tokens)"), self.context_size)
+        form.addRow(self.tr("CPU threads"), self.threads)
+        form.addRow(self.tr("GPU layers"), self.gpu_layers)
+        form.addRow(self.tr("Longest reply (tokens)"), self.reply_tokens)
+        self.embedding_model = ModelPicker(backend, "embedding",
+                                           self.tr("The bundled all-MiniLM-L6-v2 (384 dimensions)"))
+        form.addRow(self.tr("Embedding model"), self.embedding_model)
+        hint = QLabel(self.tr("A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B"
+                              " Instruct or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model"
+                              " is used as soon as it is saved; your memories are then re-embedded in the background,"
+                              " and found by their words meanwhile."))
         hint.setWordWrap(True)
         hint.setObjectName("Muted")
         form.addRow(hint)
-        self.pages.addTab(models, "Models")
+        self._add_page(models, "Models", self.tr("Models"))
 
         memory = QWidget()
         form = QFormLayout(memory)
         self.search_time = QComboBox()
         for mode in RECALL_MODES:
-            self.search_time.addItem(SEARCH_TIMES.get(mode, mode), mode)
+            self.search_time.addItem(self.tr(SEARCH_TIMES[mode]) if mode in SEARCH_TIMES else mode, mode)
         self.max_results = QSpinBox(minimum=1, maximum=50)
         self.threshold = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
         self.window_size = QSpinBox(minimum=1, maximum=500)
@@ -148,72 +156,89 @@ class SettingsDialog(QDialog):
         self.search_scope.addItems(SEARCH_SCOPES)
         self.distill = QComboBox()
         for choice, label in DISTILL_CHOICES.items():
-            self.distill.addItem(label, choice)
-        self.distill.setToolTip("After every few messages, the chat model notes facts, preferences and tasks"
-                                " from what you said, as memories you can see and edit.")
+            self.distill.addItem(self.tr(label), choice)
+        self.distill.setToolTip(self.tr("After every few messages, the chat model notes facts, preferences and"
+                                        " tasks from what you said, as memories you can see and edit."))
         self.system_prompt = QPlainTextEdit()
         self.system_prompt.setMaximumHeight(90)
-        form.addRow("Search memories", self.search_time)
-        form.addRow("Max recalled memories", self.max_results)
-        form.addRow("Relevance threshold", self.threshold)
-        form.addRow("Window (recent messages)", self.window_size)
-        form.addRow("Summarise after (messages)", self.summary_threshold)
-        form.addRow("Store memories as", self.storage_scope)
-        form.addRow("Recall from", self.search_scope)
-        form.addRow("Note facts and preferences", self.distill)
-        form.addRow("System prompt", self.system_prompt)
-        scope_note = QLabel("“user” recalls across all your chats; “user,session” only within the open chat.")
+        form.addRow(self.tr("Search memories"), self.search_time)
+        form.addRow(self.tr("Max recalled memories"), self.max_results)
+        form.addRow(self.tr("Relevance threshold"), self.threshold)
+        form.addRow(self.tr("Window (recent messages)"), self.window_size)
+        form.addRow(self.tr("Summarise after (messages)"), self.summary_threshold)
+        form.addRow(self.tr("Store memories as"), self.storage_scope)
+        form.addRow(self.tr("Recall from"), self.search_scope)
+        form.addRow(self.tr("Note facts and preferences"), self.distill)
+        form.addRow(self.tr("System prompt"), self.system_prompt)
+        scope_note = QLabel(self.tr("“user” recalls across all your chats; “user,session” only within the open"
+                                    " chat."))
         scope_note.setObjectName("Muted")
         scope_note.setWordWrap(True)
         form.addRow(scope_note)
-        self.pages.addTab(memory, "Memory")
+        self._add_page(memory, "Memory", self.tr("Memory"))
 
         prefs = QWidget()
         form = QFormLayout(prefs)
-        self.language = QLineEdit(placeholderText="e.g. English, 中文 (empty: any)")
-        self.tone = QLineEdit(placeholderText="e.g. friendly, formal (empty: any)")
+        self.ui_language = QComboBox()
+        self.ui_language.addItem(self.tr("As the system"), "")
+        for code, name in LANGUAGES.items():
+            self.ui_language.addItem(name, code)
+        self.language = QLineEdit(placeholderText=self.tr("e.g. English, 中文 (empty: any)"))
+        self.tone = QLineEdit(placeholderText=self.tr("e.g. friendly, formal (empty: any)"))
         self.detail = QComboBox()
-        self.detail.addItems(["(any)", *DETAIL_LEVELS])
+        self.detail.addItem(self.tr("(any)"), "")
+        for level in DETAIL_LEVELS:
+            self.detail.addItem(self.tr(DETAIL_NAMES[level]) if level in DETAIL_NAMES else level, level)
         self.emoji = QComboBox()
-        self.emoji.addItems(["(any)", "yes", "no"])
-        form.addRow("Reply in", self.language)
-        form.addRow("Tone", self.tone)
-        form.addRow("Detail", self.detail)
-        form.addRow("Emoji", self.emoji)
-        self.pages.addTab(prefs, "Preferences")
+        for label, value in ((self.tr("(any)"), None), (self.tr("yes"), True), (self.tr("no"), False)):
+            self.emoji.addItem(label, value)
+        form.addRow(self.tr("Window language"), self.ui_language)
+        language_note = QLabel(self.tr("The window speaks its new language when Engram starts again."))
+        language_note.setObjectName("Muted")
+        language_note.setWordWrap(True)
+        form.addRow(language_note)
+        form.addRow(self.tr("Reply in"), self.language)
+        form.addRow(self.tr("Tone"), self.tone)
+        form.addRow(self.tr("Detail"), self.detail)
+        form.addRow(self.tr("Emoji"), self.emoji)
+        self._add_page(prefs, "Preferences", self.tr("Preferences"))
 
         data = QWidget()
         form = QFormLayout(data)
         self.data_dir = QLineEdit()
         self.data_dir.setReadOnly(True)
-        open_button = QPushButton("Open")
+        open_button = QPushButton(self.tr("Open"))
         open_button.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(self.data_dir.text())))
-        move_button = QPushButton("Move…")
+        move_button = QPushButton(self.tr("Move…"))
         move_button.clicked.connect(self.move_data)
         row = QHBoxLayout()
         row.addWidget(self.data_dir, 1)
         row.addWidget(open_button)
         row.addWidget(move_button)
-        form.addRow("Data folder", row)
+        form.addRow(self.tr("Data folder"), row)
         self.config_path = QLabel()
         self.config_path.setObjectName("Muted")
-        form.addRow("Settings file", self.config_path)
-        note = QLabel("Moving copies everything (database and session files), checks the copy, and only then"
-                      " removes the old folder. Models stay where they are.")
+        form.addRow(self.tr("Settings file"), self.config_path)
+        note = QLabel(self.tr("Moving copies everything (database and session files), checks the copy, and only"
+                              " then removes the old folder. Models stay where they are."))
         note.setWordWrap(True)
         note.setObjectName("Muted")
         form.addRow(note)
-        self.pages.addTab(data, "Data")
+        self._add_page(data, "Data", self.tr("Data"))
 
         buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Close)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
 
+    def _add_page(self, page: QWidget, name: str, label: str) -> None:
+        self.pages.addTab(page, label)
+        self.page_names.append(name)
+
     def show_page(self, name: str) -> None:
-        for index in range(self.pages.count()):
-            if self.pages.tabText(index) == name:
-                self.pages.setCurrentIndex(index)
+        """Show a page by its English name (e.g. "Models")."""
+        if name in self.page_names:
+            self.pages.setCurrentIndex(self.page_names.index(name))
 
     # -- loading and saving -----------------------------------------------------------------------
 
@@ -222,7 +247,8 @@ class SettingsDialog(QDialog):
         engram = self.backend.engram
         self.notice.hide()
         if engram is None:
-            self.notice.show_message("Engram's data is not open, so only the data folder can be changed.", "warning")
+            self.notice.show_message(self.tr("Engram's data is not open, so only the data folder can be changed."),
+                                     "warning")
             return
         s = engram.settings
         self.chat_model.set_path(s.chat_model)
@@ -242,9 +268,14 @@ class SettingsDialog(QDialog):
             combo.setCurrentText(value)
         self.distill.setCurrentIndex(max(0, self.distill.findData(s.distill_memories)))
         self.system_prompt.setPlainText(s.system_prompt)
+        if self.ui_language.findData(s.ui_language) < 0:      # written by hand: shown as it is
+            self.ui_language.addItem(s.ui_language, s.ui_language)
+        self.ui_language.setCurrentIndex(self.ui_language.findData(s.ui_language))
         if (problem := engram.embedding_problem) is not None:
-            self.notice.show_message(f"The embedding model did not load: {problem.args[0]}. {WORDS_ONLY} Choose"
-                                     " another one (or “Use default”) and Save.", "warning")
+            self.notice.show_message(self.tr("The embedding model did not load: {why}. Until an embedding model"
+                                             " loads, memories are found by their words only; nothing you write is"
+                                             " lost, and it is embedded once one loads. Choose another one (or “Use"
+                                             " default”) and Save.").format(why=problem.args[0]), "warning")
         self.data_dir.setText(str(engram.data_dir))
         self.config_path.setText(s.path)
         self.backend.disk(lambda e: e.preferences.get(e.user), returned=self._show_preferences)
@@ -252,8 +283,8 @@ class SettingsDialog(QDialog):
     def _show_preferences(self, prefs: dict) -> None:
         self.language.setText(prefs.get("language", ""))
         self.tone.setText(prefs.get("tone", ""))
-        self.detail.setCurrentText(prefs.get("detail", "(any)"))
-        self.emoji.setCurrentText({True: "yes", False: "no"}.get(prefs.get("emoji"), "(any)"))
+        self.detail.setCurrentIndex(max(0, self.detail.findData(prefs.get("detail", ""))))
+        self.emoji.setCurrentIndex(max(0, self.emoji.findData(prefs.get("emoji"))))
 
     def values(self) -> dict:
         return {"chat_model": self.chat_model.path.text(), "embedding_model": self.embedding_model.path.text(),
@@ -263,12 +294,12 @@ class SettingsDialog(QDialog):
                 "recall_threshold": round(self.threshold.value(), 2), "window_messages": self.window_size.value(),
                 "summary_threshold": self.summary_threshold.value(), "storage_scope": self.storage_scope.currentText(),
                 "search_scope": self.search_scope.currentText(), "distill_memories": self.distill.currentData(),
-                "system_prompt": self.system_prompt.toPlainText().strip()}
+                "system_prompt": self.system_prompt.toPlainText().strip(),
+                "ui_language": self.ui_language.currentData()}
 
     def preferences(self) -> dict:
         return {"language": self.language.text().strip(), "tone": self.tone.text().strip(),
-                "detail": "" if self.detail.currentIndex() == 0 else self.detail.currentText(),
-                "emoji": None if self.emoji.currentIndex() == 0 else self.emoji.currentText() == "yes"}
+                "detail": self.detail.currentData(), "emoji": self.emoji.currentData()}
 
     def save(self) -> None:
         engram = self.backend.engram
@@ -277,8 +308,11 @@ class SettingsDialog(QDialog):
         for picker in (self.chat_model, self.embedding_model):
             if not picker.valid:
                 self.pages.setCurrentIndex(0)
-                self.notice.show_message(f"The {picker.role} model file cannot be used (see below); nothing was"
-                                         " saved. Choose another file or “Use default”.", "error")
+                self.notice.show_message(
+                    self.tr("The chat model file cannot be used (see below); nothing was saved. Choose another"
+                            " file or “Use default”.") if picker.role == "chat" else
+                    self.tr("The embedding model file cannot be used (see below); nothing was saved. Choose another"
+                            " file or “Use default”."), "error")
                 return
         values, prefs = self.values(), self.preferences()
         try:
@@ -288,8 +322,8 @@ class SettingsDialog(QDialog):
             self.notice.show_message(str(e), "error")
             return
         if values["summary_threshold"] <= engram.settings.summary_keep:
-            self.notice.show_message(f"Summarise after must be more than {engram.settings.summary_keep} messages.",
-                                     "error")
+            self.notice.show_message(self.tr("Summarise after must be more than {count} messages.").format(
+                count=engram.settings.summary_keep), "error")
             return
 
         # A new embedding model, or the one that did not load (its file may have been put right).
@@ -312,17 +346,17 @@ class SettingsDialog(QDialog):
             return changed
 
         if embedding:
-            self.notice.show_message("Loading the embedding model…", "info")
+            self.notice.show_message(self.tr("Loading the embedding model…"), "info")
         self.backend.disk(write, returned=self._saved, errored=self._not_saved)
 
     def _not_saved(self, error) -> None:
         if isinstance(error, ModelError):         # only the embedding model loads while saving
             self.pages.setCurrentIndex(0)
             self.embedding_model.show_error(error)
-            self.notice.show_message("The embedding model did not load (see below): nothing was saved or"
-                                     " changed.", "error")
+            self.notice.show_message(self.tr("The embedding model did not load (see below): nothing was saved or"
+                                             " changed."), "error")
         else:
-            self.notice.show_message(f"Not saved: {error}", "error")
+            self.notice.show_message(self.tr("Not saved: {error}").format(error=error), "error")
 
     def _saved(self, changed: set) -> None:
         groups = set()
@@ -332,10 +366,13 @@ class SettingsDialog(QDialog):
             groups.add("embedding")
         if changed - set(CHAT_FIELDS) - {"embedding_model"}:
             groups.add("memory")
-        note = "Saved."
+        note = self.tr("Saved.")
         if "embedding" in groups:
-            note += (" The embedding model is in use now; memories it has not embedded yet are embedded in the"
-                     " background (the status bar counts them) and found by their words meanwhile.")
+            note += " " + self.tr("The embedding model is in use now; memories it has not embedded yet are embedded"
+                                  " in the background (the status bar counts them) and found by their words"
+                                  " meanwhile.")
+        if "ui_language" in changed:
+            note += " " + self.tr("The window speaks its new language when Engram starts again.")
         self.notice.show_message(note, "info")
         self.applied.emit(groups)
 
@@ -343,22 +380,24 @@ class SettingsDialog(QDialog):
 
     def move_data(self) -> None:
         current = self.data_dir.text()
-        target = QFileDialog.getExistingDirectory(self, "Move the data folder to (an empty folder)",
+        target = QFileDialog.getExistingDirectory(self, self.tr("Move the data folder to (an empty folder)"),
                                                   str(Path(current).parent))
         if not target:
             return
-        if QMessageBox.question(self, "Move data folder", f"Move all of Engram's data from\n{current}\nto\n{target}?"
-                                "\n\nThe chat is paused while the files are copied and checked.",
+        question = self.tr("Move all of Engram's data from\n{old}\nto\n{new}?\n\nThe chat is paused while the"
+                           " files are copied and checked.").format(old=current, new=target)
+        if QMessageBox.question(self, self.tr("Move data folder"), question,
                                 QMessageBox.Yes | QMessageBox.Cancel) != QMessageBox.Yes:
             return
-        self.notice.show_message("Moving… (copying and checking every file)", "info")
+        self.notice.show_message(self.tr("Moving… (copying and checking every file)"), "info")
         self.parent().move_data_dir(target, done=self._moved)
 
     def _moved(self, result) -> None:
         if isinstance(result, BaseException):
             hint = getattr(result, "hint", "")
-            self.notice.show_message(f"Not moved: {result.args[0] if result.args else result}"
+            self.notice.show_message(self.tr("Not moved: {why}").format(why=result.args[0] if result.args else result)
                                      + (f"<br><i>{hint}</i>" if hint else ""), "error")
         else:
             self.data_dir.setText(str(result))
-            self.notice.show_message(f"Moved. Engram now keeps its data in {result}.", "info")
+            self.notice.show_message(self.tr("Moved. Engram now keeps its data in {folder}.").format(folder=result),
+                                     "info")

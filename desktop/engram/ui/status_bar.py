@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QMessageBox, QStatusBar, QToolButton
 
 
-STATE_TEXT = {"starting": "◌ Starting…", "loading": "◌ Loading model…", "ready": "● Ready",
-              "error": "✕ Model error", "busy": "◉ Replying…"}
+STATE_TEXT = {"starting": QT_TRANSLATE_NOOP("StatusBar", "◌ Starting…"),
+              "loading": QT_TRANSLATE_NOOP("StatusBar", "◌ Loading model…"),
+              "ready": QT_TRANSLATE_NOOP("StatusBar", "● Ready"),
+              "error": QT_TRANSLATE_NOOP("StatusBar", "✕ Model error"),
+              "busy": QT_TRANSLATE_NOOP("StatusBar", "◉ Replying…")}
 STATE_COLOUR = {"ready": "#2e9e6a", "error": "#c0392b", "loading": "#b7791f", "busy": "#6a4de0", "starting": "gray"}
 
 
@@ -22,13 +25,13 @@ class StatusBar(QStatusBar):
         self.setSizeGripEnabled(False)
         self.model = QLabel()
         self.speed = QLabel()
-        self.speed.setToolTip("Generation speed of the last reply")
+        self.speed.setToolTip(self.tr("Generation speed of the last reply"))
         self.health = QToolButton()
         self.health.setObjectName("HealthButton")
         self.health.setPopupMode(QToolButton.InstantPopup)
         menu = QMenu(self.health)
-        self.errors_action = menu.addAction("Show errors…", self._show_errors)
-        self.retry_action = menu.addAction("Retry failed work", self.retry_requested.emit)
+        self.errors_action = menu.addAction(self.tr("Show errors…"), self._show_errors)
+        self.retry_action = menu.addAction(self.tr("Retry failed work"), self.retry_requested.emit)
         self.health.setMenu(menu)
         self.addPermanentWidget(self.health)
         self.addPermanentWidget(self.speed)
@@ -41,19 +44,21 @@ class StatusBar(QStatusBar):
 
     def set_model_state(self, state: str, detail: str = "") -> None:
         self.state = state
-        self.model.setText(f"<span style='color:{STATE_COLOUR.get(state, 'gray')}'>{STATE_TEXT.get(state, state)}"
+        shown = self.tr(STATE_TEXT[state]) if state in STATE_TEXT else state
+        self.model.setText(f"<span style='color:{STATE_COLOUR.get(state, 'gray')}'>{shown}"
                            f"</span>{(' ' + html.escape(detail)) if detail else ''}")
         self.model.setToolTip(detail)
 
     def set_speed(self, tokens_per_second: float) -> None:
-        self.speed.setText(f"{tokens_per_second:.1f} tokens/s" if tokens_per_second > 0 else "")
+        self.speed.setText(self.tr("{speed} tokens/s").format(speed=f"{tokens_per_second:.1f}")
+                           if tokens_per_second > 0 else "")
 
     def set_health(self, health, to_embed: int = 0, words_only: bool = False, files_problem: str = "") -> None:
         """Show an Outbox.health() (pending, failed, retrying, errors), or 'unknown' before it is open;
         with how many memories wait for the embedding model, or that there is none (words only), and
         why the session files watcher could not index a change (``files_problem``)."""
         if health is None:
-            self.health.setText("Memory: …")
+            self.health.setText(self.tr("Memory: …"))
             self.health.setProperty("state", "")
             self.errors_action.setEnabled(False)
             self.retry_action.setEnabled(False)
@@ -61,32 +66,41 @@ class StatusBar(QStatusBar):
             self._errors = list(health.errors)
             self._stalled, self._files_problem = health.stalled, files_problem
             bad = health.failed > 0 or bool(health.stalled) or bool(files_problem)
-            parts = ["stopped, see errors"] if health.stalled else []
-            parts += ["files not indexed, see errors"] if files_problem else []
-            parts += ["words only"] if words_only else []
-            parts += [f"{health.pending} pending"] if health.pending else []
-            parts += [f"{to_embed:,} to embed"] if to_embed else []
-            parts += [f"{health.failed} failed"] if health.failed else []
-            self.health.setText("Memory: " + (", ".join(parts) or "up to date"))
+            parts = [self.tr("stopped, see errors")] if health.stalled else []
+            parts += [self.tr("files not indexed, see errors")] if files_problem else []
+            parts += [self.tr("words only")] if words_only else []
+            parts += [self.tr("{count} pending").format(count=health.pending)] if health.pending else []
+            parts += [self.tr("{count:,} to embed").format(count=to_embed)] if to_embed else []
+            parts += [self.tr("{count} failed").format(count=health.failed)] if health.failed else []
+            state = self.tr(", ").join(parts) or self.tr("up to date")
+            self.health.setText(self.tr("Memory: {state}").format(state=state))
             self.health.setProperty("state", "bad" if bad else "ok")
-            self.health.setToolTip("Background memory work (archiving, embedding, summaries)."
-                                   + (f" {health.retrying} retrying." if health.retrying else "")
-                                   + (" No embedding model: memories are found by their words." if words_only else ""))
+            tip = self.tr("Background memory work (archiving, embedding, summaries).")
+            if health.retrying:
+                tip += " " + self.tr("{count} retrying.").format(count=health.retrying)
+            if words_only:
+                tip += " " + self.tr("No embedding model: memories are found by their words.")
+            self.health.setToolTip(tip)
             self.errors_action.setEnabled(bool(self._errors or self._stalled or files_problem))
             self.retry_action.setEnabled(health.failed > 0)
         self.health.style().unpolish(self.health)
         self.health.style().polish(self.health)
 
     def _show_errors(self) -> None:
-        lines = ([f"Background work has stopped and tries again every few seconds: {self._stalled}"]
-                 if self._stalled else [])
+        lines = ([self.tr("Background work has stopped and tries again every few seconds: {why}").format(
+            why=self._stalled)] if self._stalled else [])
         if self._files_problem:
-            lines.append(f"A change to a session file could not be indexed: {self._files_problem}")
-        lines += [f"#{job.id} {job.kind} ({job.state}, {job.attempts} attempts): {job.last_error}"
-                  for job in self._errors]
-        summary = ("Background memory work has stopped: the database cannot record it." if self._stalled
-                   else f"{len(self._errors)} background job(s) had errors."
-                   + (" A session file could not be indexed." if self._files_problem else ""))
-        box = QMessageBox(QMessageBox.Warning, "Memory work errors", summary, QMessageBox.Close, self)
+            lines.append(self.tr("A change to a session file could not be indexed: {why}").format(
+                why=self._files_problem))
+        lines += [self.tr("#{id} {kind} ({state}, %n attempts): {why}", "", job.attempts).format(
+            id=job.id, kind=job.kind, state=job.state, why=job.last_error) for job in self._errors]
+        if self._stalled:
+            summary = self.tr("Background memory work has stopped: the database cannot record it.")
+        else:
+            jobs = len(self._errors)
+            summary = self.tr("%n background jobs had errors.", "", jobs)
+            if self._files_problem:
+                summary += " " + self.tr("A session file could not be indexed.")
+        box = QMessageBox(QMessageBox.Warning, self.tr("Memory work errors"), summary, QMessageBox.Close, self)
         box.setDetailedText("\n\n".join(lines))
         box.open()

@@ -1,15 +1,21 @@
-"""The window's look: Fusion, the system's light or dark palette, Engram's stylesheet and icons."""
+"""The window's look: Fusion, the system's light or dark palette, Engram's stylesheet and icons, and
+a font family that also draws Chinese well."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPalette
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from engram.core.paths import RESOURCES_DIR
 
 STYLE_FILE = RESOURCES_DIR / "styles" / "engram.qss"
 ICONS_DIR = RESOURCES_DIR / "icons"
+# Simplified Chinese families, best first (Linux, then Windows, macOS). Named, so that Chinese is
+# drawn with its own glyph shapes, not with those of whichever CJK font the system falls back to
+# first (often the Japanese one, whose shapes differ).
+CJK_FAMILIES = ("Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "Microsoft YaHei UI", "Microsoft YaHei",
+                "PingFang SC", "WenQuanYi Micro Hei")
 
 
 def icon(name: str) -> QIcon:
@@ -47,9 +53,21 @@ def restyle(app: QApplication, dark: bool) -> None:
     app.setStyleSheet(STYLE_FILE.read_text(encoding="utf-8") if STYLE_FILE.is_file() else "")
 
 
-def apply(app: QApplication) -> None:
+def font(chinese: bool) -> QFont:
+    """The system's font with the installed CJK families: first when the window speaks Chinese (their
+    Latin letters suit it too), else right after the system's own family, for Chinese in chats and memories."""
+    base = QFontDatabase.systemFont(QFontDatabase.GeneralFont)
+    installed = set(QFontDatabase.families())
+    cjk = [family for family in CJK_FAMILIES if family in installed]
+    chosen = QFont(base)
+    chosen.setFamilies(cjk + [base.family()] if chinese else [base.family()] + cjk)
+    return chosen
+
+
+def apply(app: QApplication, chinese: bool = False) -> None:
     """Style the application and follow the system when it switches between light and dark."""
     app.setStyle("Fusion")
+    app.setFont(font(chinese))
     app.setWindowIcon(icon("engram"))
     restyle(app, is_dark())
     QGuiApplication.styleHints().colorSchemeChanged.connect(lambda *_: restyle(app, is_dark()))

@@ -1,0 +1,1234 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Bubble</name>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Memories from earlier conversations were given to the model for this reply; click to see the exact context</source>
+        <translation>生成这条回复时，模型参考了以往对话中的记忆；点击查看完整上下文</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy this message</source>
+        <translation>复制这条消息</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Show what the model saw for this reply</source>
+        <translation>查看模型生成这条回复时看到的内容</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Ask again for a new reply</source>
+        <translation>重新生成回复</translation>
+    </message>
+    <message numerus="yes">
+        <source>◆ used %n memories</source>
+        <translation>
+            <numerusform>◆ 参考了 %n 条记忆</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ChatPanel</name>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send (Enter)</source>
+        <translation>发送 (Enter)</translation>
+    </message>
+    <message>
+        <source>Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat · Ctrl+F search</source>
+        <translation>Enter 发送 · Shift+Enter 换行 · Esc 停止 · Ctrl+N 新对话 · Ctrl+F 搜索</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop the reply (Esc)</source>
+        <translation>停止回复 (Esc)</translation>
+    </message>
+    <message>
+        <source>### Hello — I&apos;m Engram.
+
+I run entirely on this computer and I remember what you tell me across chats. Everything I remember is in the **Memories** tab, where you can correct or delete it; for every reply, the **Context** tab shows exactly what I was given.</source>
+        <translation>### 你好，我是 Engram。
+
+我完全在这台电脑上运行，并会在不同对话之间记住你告诉我的事。我记住的一切都在**记忆**标签页里，你可以随时修改或删除；每条回复发给模型的确切内容，都可以在**上下文**标签页里查看。</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Message Engram…  (Enter sends, Shift+Enter for a new line)</source>
+        <translation>给 Engram 发消息…（Enter 发送，Shift+Enter 换行）</translation>
+    </message>
+    <message>
+        <source>That paste is {incoming:,} characters; a message can hold at most {limit:,}. Nothing was inserted and your clipboard still has it — save long material as a file in the session&apos;s folder (Files tab) instead.</source>
+        <translation>粘贴的内容有 {incoming:,} 个字符，而一条消息最多 {limit:,} 个字符。没有插入任何内容，剪贴板里的内容仍在。较长的资料请改为保存成对话文件夹中的文件（文件标签页）。</translation>
+    </message>
+</context>
+<context>
+    <name>ContextTab</name>
+    <message>
+        <source>&lt;p style=&apos;color:gray&apos;&gt;Select a reply (its &lt;b&gt;Context&lt;/b&gt; button, or the ◆ memories badge) to see exactly what the model was given: the system prompt, your preferences, the session summary, the recent messages, the recalled memories with their scores and your message — with the tokens of each part and how long each step took.&lt;/p&gt;</source>
+        <translation>&lt;p style=&apos;color:gray&apos;&gt;选择一条回复（点它的&lt;b&gt;上下文&lt;/b&gt;按钮或 ◆ 记忆标记），即可查看模型收到的确切内容：系统提示词、你的偏好、对话摘要、最近的消息、召回的记忆及其得分，以及你的消息；还有每部分的 token 数和每一步的耗时。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>embedding your message</source>
+        <translation>嵌入你的消息</translation>
+    </message>
+    <message>
+        <source>searching memories</source>
+        <translation>搜索记忆</translation>
+    </message>
+    <message>
+        <source>building the context</source>
+        <translation>构建上下文</translation>
+    </message>
+    <message>
+        <source>reading the prompt</source>
+        <translation>读取提示词</translation>
+    </message>
+    <message>
+        <source>writing the reply</source>
+        <translation>生成回复</translation>
+    </message>
+    <message>
+        <source>first token after</source>
+        <translation>首个 token 用时</translation>
+    </message>
+    <message>
+        <source>whole turn</source>
+        <translation>整轮用时</translation>
+    </message>
+    <message>
+        <source>speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>prompt tokens reused</source>
+        <translation>复用的提示词 token</translation>
+    </message>
+    <message>
+        <source>model calls</source>
+        <translation>模型调用次数</translation>
+    </message>
+    <message>
+        <source>your message</source>
+        <translation>你的消息</translation>
+    </message>
+    <message>
+        <source>context in all</source>
+        <translation>上下文合计</translation>
+    </message>
+    <message>
+        <source>context budget</source>
+        <translation>上下文预算</translation>
+    </message>
+    <message>
+        <source>prompt (as the model counted it)</source>
+        <translation>提示词（按模型计数）</translation>
+    </message>
+    <message>
+        <source>reply</source>
+        <translation>回复</translation>
+    </message>
+    <message>
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <source>preferences</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>window</source>
+        <translation>最近消息</translation>
+    </message>
+    <message>
+        <source>recalled</source>
+        <translation>召回的记忆</translation>
+    </message>
+    <message>
+        <source>assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>before the reply</source>
+        <translation>回复前自动召回</translation>
+    </message>
+    <message>
+        <source>the model&apos;s search</source>
+        <translation>模型主动搜索</translation>
+    </message>
+    <message>
+        <source>{speed} tokens/s</source>
+        <translation>{speed} token/秒</translation>
+    </message>
+    <message>
+        <source>Left out to fit the budget: {parts}</source>
+        <translation>为不超出预算而省略：{parts}</translation>
+    </message>
+    <message>
+        <source>Context of reply #{id}</source>
+        <translation>回复 #{id} 的上下文</translation>
+    </message>
+    <message>
+        <source>messages sent: {sent} · memories recalled: {recalled}</source>
+        <translation>发送消息：{sent} · 召回记忆：{recalled}</translation>
+    </message>
+    <message>
+        <source>Tokens by section</source>
+        <translation>各部分 token 数</translation>
+    </message>
+    <message>
+        <source>Timings</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Recalled memories</source>
+        <translation>召回的记忆</translation>
+    </message>
+    <message>
+        <source>chat {session}</source>
+        <translation>对话 {session}</translation>
+    </message>
+    <message>
+        <source>similarity {value}</source>
+        <translation>相似度 {value}</translation>
+    </message>
+    <message>
+        <source>via {way}</source>
+        <translation>方式：{way}</translation>
+    </message>
+    <message>
+        <source>None: nothing from earlier chats was relevant enough.</source>
+        <translation>无：以往对话中没有足够相关的内容。</translation>
+    </message>
+    <message>
+        <source>What the model saw, in order</source>
+        <translation>模型看到的内容（按顺序）</translation>
+    </message>
+    <message>
+        <source>[tool calls: {calls}]</source>
+        <translation>[工具调用：{calls}]</translation>
+    </message>
+    <message>
+        <source>Tool calls</source>
+        <translation>工具调用</translation>
+    </message>
+</context>
+<context>
+    <name>FilesTab</name>
+    <message>
+        <source>No chat selected</source>
+        <translation>未选择对话</translation>
+    </message>
+    <message>
+        <source>New file</source>
+        <translation>新建文件</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Open this chat&apos;s folder in the system file manager</source>
+        <translation>在系统文件管理器中打开这个对话的文件夹</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Description (one line: what this file is for)</source>
+        <translation>描述（一行，说明这个文件的用途）</translation>
+    </message>
+    <message>
+        <source>Select or create a markdown file</source>
+        <translation>选择或新建一个 Markdown 文件</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>not indexed: {why}</source>
+        <translation>未索引：{why}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{index} could not be written:&lt;/b&gt; {why}.&lt;br&gt;Your files are untouched and still indexed; only the index file is out of date.</source>
+        <translation>&lt;b&gt;无法写入 {index}：&lt;/b&gt;{why}。&lt;br&gt;你的文件完好无损，仍已建立索引；只是索引文件没有更新。</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>{name} · saved</source>
+        <translation>{name} · 已保存</translation>
+    </message>
+    <message>
+        <source>{name} · edited, not saved</source>
+        <translation>{name} · 已修改，未保存</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>Discard your unsaved changes to {name}?</source>
+        <translation>放弃对 {name} 未保存的更改？</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{name}&lt;/b&gt; was changed on disk by another program while you were editing it here. Your edits are kept in the editor; nothing was overwritten.</source>
+        <translation>你在这里编辑 &lt;b&gt;{name}&lt;/b&gt; 时，另一个程序修改了磁盘上的这个文件。你的修改仍保留在编辑器中，没有覆盖任何内容。</translation>
+    </message>
+    <message>
+        <source>Load disk version</source>
+        <translation>载入磁盘版本</translation>
+    </message>
+    <message>
+        <source>Keep mine</source>
+        <translation>保留我的版本</translation>
+    </message>
+    <message>
+        <source>Save mine as copy</source>
+        <translation>将我的版本另存为副本</translation>
+    </message>
+    <message>
+        <source>{name} · conflict with the disk</source>
+        <translation>{name} · 与磁盘上的版本冲突</translation>
+    </message>
+    <message>
+        <source>{stem} (my copy).md</source>
+        <translation>{stem}（我的副本）.md</translation>
+    </message>
+    <message>
+        <source>File name (markdown):</source>
+        <translation>文件名（Markdown）：</translation>
+    </message>
+    <message>
+        <source>Delete file</source>
+        <translation>删除文件</translation>
+    </message>
+    <message>
+        <source>Delete {name} from this chat&apos;s folder?</source>
+        <translation>从这个对话的文件夹中删除 {name}？</translation>
+    </message>
+    <message>
+        <source>{name} · deleted on disk (save to write it back)</source>
+        <translation>{name} · 已在磁盘上被删除（保存即可写回）</translation>
+    </message>
+    <message>
+        <source>{name} · reloaded (changed on disk)</source>
+        <translation>{name} · 已重新载入（磁盘上有改动）</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>出错</translation>
+    </message>
+    <message>
+        <source>Fix: {hint}</source>
+        <translation>解决办法：{hint}</translation>
+    </message>
+    <message>
+        <source>Memories</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>Copied to the clipboard</source>
+        <translation>已复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Engram could not open its data.&lt;/b&gt; {why}&lt;br&gt;Choose another data folder in Settings › Data, then restart.</source>
+        <translation>&lt;b&gt;Engram 无法打开它的数据。&lt;/b&gt;{why}&lt;br&gt;请在“设置 › 数据”中选择另一个数据文件夹，然后重新启动。</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No search by meaning: the embedding model did not load.&lt;/b&gt; {why}&lt;br&gt;Until an embedding model loads, memories are found by their words only; nothing you write is lost, and it is embedded once one loads.</source>
+        <translation>&lt;b&gt;无法按语义搜索：嵌入模型没有加载。&lt;/b&gt;{why}&lt;br&gt;在嵌入模型加载之前，只能按关键词查找记忆；你写下的内容不会丢失，模型加载后会自动补上嵌入。</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Loading the embedding model…</source>
+        <translation>正在加载嵌入模型…</translation>
+    </message>
+    <message>
+        <source>Embedding model loaded: memories it has not embedded yet are embedded in the background</source>
+        <translation>嵌入模型已加载：尚未嵌入的记忆将在后台完成嵌入</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;This is the tiny demo model&lt;/b&gt; (Gemma 3 270M): its answers are mostly babble; it is bundled so that Engram works offline at once. For real answers, choose a GGUF chat model such as Llama 3.2 3B Instruct (Q4_K_M).</source>
+        <translation>&lt;b&gt;当前是小型演示模型&lt;/b&gt;（Gemma 3 270M）：它的回答大多语无伦次，内置它只是为了让 Engram 装好即可离线使用。想要真正有用的回答，请选择一个 GGUF 对话模型，例如 Llama 3.2 3B Instruct（Q4_K_M）。</translation>
+    </message>
+    <message>
+        <source>Choose a GGUF model…</source>
+        <translation>选择 GGUF 模型…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The chat model did not load.&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;对话模型没有加载。&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Choose another model…</source>
+        <translation>选择其他模型…</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The chat was deleted, but its folder of files was not moved to the trash.&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;对话已删除，但它的文件夹没能移到回收站。&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Chat deleted, with the memories taken from it; its files are in {folder}</source>
+        <translation>对话及其产生的记忆已删除；它的文件在 {folder}</translation>
+    </message>
+    <message>
+        <source>Chat deleted, with the memories taken from it</source>
+        <translation>对话及其产生的记忆已删除</translation>
+    </message>
+    <message>
+        <source>Engram is still starting; your message is still in the box.</source>
+        <translation>Engram 仍在启动；你的消息还在输入框里。</translation>
+    </message>
+    <message>
+        <source>stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>*(no reply)*</source>
+        <translation>*（没有回复）*</translation>
+    </message>
+    <message>
+        <source>**Engram could not reply.** {why}</source>
+        <translation>**Engram 无法回复。**{why}</translation>
+    </message>
+    <message>
+        <source>Your message was not sent; it is back in the input box.</source>
+        <translation>你的消息没有发出，已放回输入框。</translation>
+    </message>
+    <message>
+        <source>This reply has no context record.</source>
+        <translation>这条回复没有上下文记录。</translation>
+    </message>
+    <message>
+        <source>Engram is busy</source>
+        <translation>Engram 正忙</translation>
+    </message>
+    <message>
+        <source>wait for the reply to end (or press Stop), then move</source>
+        <translation>请等回复结束（或点击“停止”）后再移动</translation>
+    </message>
+    <message>
+        <source>moving the data folder</source>
+        <translation>正在移动数据文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>MemoriesTab</name>
+    <message>
+        <source>message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>experience</source>
+        <translation>经验</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>user message</source>
+        <translation>用户消息</translation>
+    </message>
+    <message>
+        <source>assistant message</source>
+        <translation>助手消息</translation>
+    </message>
+    <message>
+        <source>chat “{title}”</source>
+        <translation>对话“{title}”</translation>
+    </message>
+    <message>
+        <source>chat {id}</source>
+        <translation>对话 {id}</translation>
+    </message>
+    <message>
+        <source>{role} message</source>
+        <translation>{role} 消息</translation>
+    </message>
+    <message>
+        <source>message {numbers}</source>
+        <translation>消息 {numbers}</translation>
+    </message>
+    <message>
+        <source>the chat model</source>
+        <translation>对话模型</translation>
+    </message>
+    <message>
+        <source>noted by {model} from {messages}</source>
+        <translation>由 {model} 从 {messages} 中记下</translation>
+    </message>
+    <message>
+        <source>file {path}</source>
+        <translation>文件 {path}</translation>
+    </message>
+    <message>
+        <source>added without a source</source>
+        <translation>未注明</translation>
+    </message>
+    <message>
+        <source>All kinds</source>
+        <translation>全部类型</translation>
+    </message>
+    <message>
+        <source>All chats</source>
+        <translation>全部对话</translation>
+    </message>
+    <message>
+        <source>This chat</source>
+        <translation>当前对话</translation>
+    </message>
+    <message>
+        <source>Filter memories by text</source>
+        <translation>按文字筛选记忆</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Imp.</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>Importance</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>Select a memory to read or correct it</source>
+        <translation>选择一条记忆来查看或修改</translation>
+    </message>
+    <message>
+        <source>Pinned</source>
+        <translation>固定</translation>
+    </message>
+    <message>
+        <source>Pinned memories are kept and preferred in recall</source>
+        <translation>固定的记忆会一直保留，召回时优先使用</translation>
+    </message>
+    <message>
+        <source>Go to source</source>
+        <translation>转到来源</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>The newest {limit} are shown: filter by words or kind to find others</source>
+        <translation>仅显示最新的 {limit} 条：按文字或类型筛选可找到其他记忆</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories</source>
+        <translation>
+            <numerusform>%n 条记忆</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>From {source} · {created}</source>
+        <translation>来源：{source} · {created}</translation>
+    </message>
+    <message>
+        <source>edited {when}</source>
+        <translation>编辑于 {when}</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <source>Forget memory</source>
+        <translation>忘记这条记忆</translation>
+    </message>
+    <message>
+        <source>Forget this memory for good?
+
+“{text}”</source>
+        <translation>永久忘记这条记忆？
+
+“{text}”</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Use default</source>
+        <translation>使用默认</translation>
+    </message>
+    <message>
+        <source>Choose the chat model</source>
+        <translation>选择对话模型</translation>
+    </message>
+    <message>
+        <source>Choose the embedding model</source>
+        <translation>选择嵌入模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Reading the model file…</source>
+        <translation>正在读取模型文件…</translation>
+    </message>
+</context>
+<context>
+    <name>Notice</name>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>SessionsPanel</name>
+    <message>
+        <source>just now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message>
+        <source>{count} min ago</source>
+        <translation>{count} 分钟前</translation>
+    </message>
+    <message>
+        <source>{count} h ago</source>
+        <translation>{count} 小时前</translation>
+    </message>
+    <message>
+        <source>{count} d ago</source>
+        <translation>{count} 天前</translation>
+    </message>
+    <message>
+        <source>＋  New chat</source>
+        <translation>＋  新对话</translation>
+    </message>
+    <message>
+        <source>Start a new chat (Ctrl+N)</source>
+        <translation>开始新对话 (Ctrl+N)</translation>
+    </message>
+    <message>
+        <source>Search chats (Ctrl+F)</source>
+        <translation>搜索对话 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>No chats yet.</source>
+        <translation>还没有对话。</translation>
+    </message>
+    <message>
+        <source>⚙  Settings</source>
+        <translation>⚙  设置</translation>
+    </message>
+    <message>
+        <source>Models, memory, preferences, data folder (Ctrl+,)</source>
+        <translation>模型、记忆、偏好、数据文件夹 (Ctrl+,)</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>folder: {folder}</source>
+        <translation>文件夹：{folder}</translation>
+    </message>
+    <message>
+        <source>No chats match.</source>
+        <translation>没有匹配的对话。</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Rename chat</source>
+        <translation>重命名对话</translation>
+    </message>
+    <message>
+        <source>Title:</source>
+        <translation>标题：</translation>
+    </message>
+    <message>
+        <source>in the data folder</source>
+        <translation>（位于数据文件夹中）</translation>
+    </message>
+    <message>
+        <source>Its folder of files ({folder}) is moved to the trash folder {trash}</source>
+        <translation>它的文件夹（{folder}）会被移到回收站文件夹 {trash}</translation>
+    </message>
+    <message>
+        <source>Its folder of files is moved to the trash folder {trash}</source>
+        <translation>它的文件夹会被移到回收站文件夹 {trash}</translation>
+    </message>
+    <message>
+        <source>Delete chat</source>
+        <translation>删除对话</translation>
+    </message>
+    <message>
+        <source>Delete “{title}”?
+
+Its messages, its context records and the memories taken from it are forgotten for good.
+
+{files}, where you can still open it; delete it there to erase the files.</source>
+        <translation>删除“{title}”？
+
+它的消息、上下文记录以及从中得到的记忆都将被永久忘记。
+
+{files}，你仍可以在那里打开它；在那里删除才会彻底清除这些文件。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Before every reply (inject)</source>
+        <translation>每次回复前（注入）</translation>
+    </message>
+    <message>
+        <source>When the model asks (tool)</source>
+        <translation>模型需要时（工具）</translation>
+    </message>
+    <message>
+        <source>Both</source>
+        <translation>两者都用</translation>
+    </message>
+    <message>
+        <source>Automatic (not with the demo model)</source>
+        <translation>自动（演示模型除外）</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>brief</source>
+        <translation>简短</translation>
+    </message>
+    <message>
+        <source>normal</source>
+        <translation>适中</translation>
+    </message>
+    <message>
+        <source>detailed</source>
+        <translation>详细</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>The bundled demo model (Gemma 3 270M: tiny, for trying Engram out; its answers are babble)</source>
+        <translation>内置演示模型（Gemma 3 270M：很小，仅供试用 Engram；回答语无伦次）</translation>
+    </message>
+    <message>
+        <source>Chat model</source>
+        <translation>对话模型</translation>
+    </message>
+    <message>
+        <source>one per CPU</source>
+        <translation>每个 CPU 一个</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Context size (tokens)</source>
+        <translation>上下文长度（token）</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <source>Longest reply (tokens)</source>
+        <translation>最长回复（token）</translation>
+    </message>
+    <message>
+        <source>The bundled all-MiniLM-L6-v2 (384 dimensions)</source>
+        <translation>内置的 all-MiniLM-L6-v2（384 维）</translation>
+    </message>
+    <message>
+        <source>Embedding model</source>
+        <translation>嵌入模型</translation>
+    </message>
+    <message>
+        <source>A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used as soon as it is saved; your memories are then re-embedded in the background, and found by their words meanwhile.</source>
+        <translation>想要更好的对话模型：下载一个经过指令微调的 GGUF 文件（例如 Llama 3.2 3B Instruct 或 Qwen2.5 7B Instruct，Q4_K_M），然后在上方选择它。新的嵌入模型保存后立即生效；你的记忆会在后台重新嵌入，在此期间仍可按关键词查找。</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>After every few messages, the chat model notes facts, preferences and tasks from what you said, as memories you can see and edit.</source>
+        <translation>每隔几条消息，对话模型会从你说的话中记下事实、偏好和任务，保存为你可以查看和编辑的记忆。</translation>
+    </message>
+    <message>
+        <source>Search memories</source>
+        <translation>搜索记忆</translation>
+    </message>
+    <message>
+        <source>Max recalled memories</source>
+        <translation>最多召回记忆数</translation>
+    </message>
+    <message>
+        <source>Relevance threshold</source>
+        <translation>相关度阈值</translation>
+    </message>
+    <message>
+        <source>Window (recent messages)</source>
+        <translation>窗口（最近消息数）</translation>
+    </message>
+    <message>
+        <source>Summarise after (messages)</source>
+        <translation>摘要阈值（消息数）</translation>
+    </message>
+    <message>
+        <source>Store memories as</source>
+        <translation>记忆的存储范围</translation>
+    </message>
+    <message>
+        <source>Recall from</source>
+        <translation>召回范围</translation>
+    </message>
+    <message>
+        <source>Note facts and preferences</source>
+        <translation>记下事实和偏好</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>“user” recalls across all your chats; “user,session” only within the open chat.</source>
+        <translation>“user”在你的所有对话中召回；“user,session”只在当前对话中召回。</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>As the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>e.g. English, 中文 (empty: any)</source>
+        <translation>例如 English、中文（留空：不限）</translation>
+    </message>
+    <message>
+        <source>e.g. friendly, formal (empty: any)</source>
+        <translation>例如 友好、正式（留空：不限）</translation>
+    </message>
+    <message>
+        <source>(any)</source>
+        <translation>（不限）</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Window language</source>
+        <translation>界面语言</translation>
+    </message>
+    <message>
+        <source>The window speaks its new language when Engram starts again.</source>
+        <translation>新的界面语言将在 Engram 重新启动后生效。</translation>
+    </message>
+    <message>
+        <source>Reply in</source>
+        <translation>回复语言</translation>
+    </message>
+    <message>
+        <source>Tone</source>
+        <translation>语气</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>详细程度</translation>
+    </message>
+    <message>
+        <source>Emoji</source>
+        <translation>表情符号</translation>
+    </message>
+    <message>
+        <source>Preferences</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Move…</source>
+        <translation>移动…</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+    <message>
+        <source>Settings file</source>
+        <translation>设置文件</translation>
+    </message>
+    <message>
+        <source>Moving copies everything (database and session files), checks the copy, and only then removes the old folder. Models stay where they are.</source>
+        <translation>移动时会复制全部内容（数据库和对话文件），校验副本无误后才删除旧文件夹。模型文件保持原位。</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>Engram&apos;s data is not open, so only the data folder can be changed.</source>
+        <translation>Engram 的数据没有打开，因此只能更改数据文件夹。</translation>
+    </message>
+    <message>
+        <source>The embedding model did not load: {why}. Until an embedding model loads, memories are found by their words only; nothing you write is lost, and it is embedded once one loads. Choose another one (or “Use default”) and Save.</source>
+        <translation>嵌入模型没有加载：{why}。在嵌入模型加载之前，只能按关键词查找记忆；你写下的内容不会丢失，模型加载后会自动补上嵌入。请选择其他模型（或“使用默认”）并保存。</translation>
+    </message>
+    <message>
+        <source>The chat model file cannot be used (see below); nothing was saved. Choose another file or “Use default”.</source>
+        <translation>无法使用这个对话模型文件（见下方），没有保存任何设置。请选择其他文件或“使用默认”。</translation>
+    </message>
+    <message>
+        <source>The embedding model file cannot be used (see below); nothing was saved. Choose another file or “Use default”.</source>
+        <translation>无法使用这个嵌入模型文件（见下方），没有保存任何设置。请选择其他文件或“使用默认”。</translation>
+    </message>
+    <message>
+        <source>Summarise after must be more than {count} messages.</source>
+        <translation>“摘要阈值”必须大于 {count} 条消息。</translation>
+    </message>
+    <message>
+        <source>Loading the embedding model…</source>
+        <translation>正在加载嵌入模型…</translation>
+    </message>
+    <message>
+        <source>The embedding model did not load (see below): nothing was saved or changed.</source>
+        <translation>嵌入模型没有加载（见下方），没有保存或更改任何设置。</translation>
+    </message>
+    <message>
+        <source>Not saved: {error}</source>
+        <translation>未保存：{error}</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>The embedding model is in use now; memories it has not embedded yet are embedded in the background (the status bar counts them) and found by their words meanwhile.</source>
+        <translation>嵌入模型已启用；尚未嵌入的记忆会在后台完成嵌入（状态栏会显示数量），在此期间仍可按关键词查找。</translation>
+    </message>
+    <message>
+        <source>Move the data folder to (an empty folder)</source>
+        <translation>将数据文件夹移到（一个空文件夹）</translation>
+    </message>
+    <message>
+        <source>Move all of Engram&apos;s data from
+{old}
+to
+{new}?
+
+The chat is paused while the files are copied and checked.</source>
+        <translation>将 Engram 的全部数据从
+{old}
+移到
+{new}？
+
+复制和校验文件期间，对话会暂停。</translation>
+    </message>
+    <message>
+        <source>Move data folder</source>
+        <translation>移动数据文件夹</translation>
+    </message>
+    <message>
+        <source>Moving… (copying and checking every file)</source>
+        <translation>正在移动…（逐个复制并校验文件）</translation>
+    </message>
+    <message>
+        <source>Not moved: {why}</source>
+        <translation>未移动：{why}</translation>
+    </message>
+    <message>
+        <source>Moved. Engram now keeps its data in {folder}.</source>
+        <translation>已移动。Engram 现在把数据保存在 {folder}。</translation>
+    </message>
+</context>
+<context>
+    <name>StatusBar</name>
+    <message>
+        <source>◌ Starting…</source>
+        <translation>◌ 正在启动…</translation>
+    </message>
+    <message>
+        <source>◌ Loading model…</source>
+        <translation>◌ 正在加载模型…</translation>
+    </message>
+    <message>
+        <source>● Ready</source>
+        <translation>● 就绪</translation>
+    </message>
+    <message>
+        <source>✕ Model error</source>
+        <translation>✕ 模型出错</translation>
+    </message>
+    <message>
+        <source>◉ Replying…</source>
+        <translation>◉ 正在回复…</translation>
+    </message>
+    <message>
+        <source>Generation speed of the last reply</source>
+        <translation>上一条回复的生成速度</translation>
+    </message>
+    <message>
+        <source>Show errors…</source>
+        <translation>查看错误…</translation>
+    </message>
+    <message>
+        <source>Retry failed work</source>
+        <translation>重试失败的任务</translation>
+    </message>
+    <message>
+        <source>{speed} tokens/s</source>
+        <translation>{speed} token/秒</translation>
+    </message>
+    <message>
+        <source>Memory: …</source>
+        <translation>记忆：…</translation>
+    </message>
+    <message>
+        <source>stopped, see errors</source>
+        <translation>已停止，请查看错误</translation>
+    </message>
+    <message>
+        <source>files not indexed, see errors</source>
+        <translation>文件未索引，请查看错误</translation>
+    </message>
+    <message>
+        <source>words only</source>
+        <translation>仅关键词</translation>
+    </message>
+    <message>
+        <source>{count} pending</source>
+        <translation>{count} 项待处理</translation>
+    </message>
+    <message>
+        <source>{count:,} to embed</source>
+        <translation>{count:,} 条待嵌入</translation>
+    </message>
+    <message>
+        <source>{count} failed</source>
+        <translation>{count} 项失败</translation>
+    </message>
+    <message>
+        <source>Memory: {state}</source>
+        <translation>记忆：{state}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>up to date</source>
+        <translation>已是最新</translation>
+    </message>
+    <message>
+        <source>Background memory work (archiving, embedding, summaries).</source>
+        <translation>后台记忆任务（归档、嵌入、摘要）。</translation>
+    </message>
+    <message>
+        <source>{count} retrying.</source>
+        <translation>{count} 项正在重试。</translation>
+    </message>
+    <message>
+        <source>No embedding model: memories are found by their words.</source>
+        <translation>没有嵌入模型：只能按关键词查找记忆。</translation>
+    </message>
+    <message>
+        <source>Background work has stopped and tries again every few seconds: {why}</source>
+        <translation>后台任务已停止，每隔几秒会重试一次：{why}</translation>
+    </message>
+    <message>
+        <source>A change to a session file could not be indexed: {why}</source>
+        <translation>对话文件的一处改动未能建立索引：{why}</translation>
+    </message>
+    <message numerus="yes">
+        <source>#{id} {kind} ({state}, %n attempts): {why}</source>
+        <translation>
+            <numerusform>#{id} {kind}（{state}，尝试 %n 次）：{why}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Background memory work has stopped: the database cannot record it.</source>
+        <translation>后台记忆任务已停止：数据库无法记录它。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n background jobs had errors.</source>
+        <translation>
+            <numerusform>%n 个后台任务出错。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A session file could not be indexed.</source>
+        <translation>有一个对话文件未能建立索引。</translation>
+    </message>
+    <message>
+        <source>Memory work errors</source>
+        <translation>记忆任务错误</translation>
+    </message>
+</context>
+</TS>
