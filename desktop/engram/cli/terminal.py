@@ -44,7 +44,7 @@ def check_utf8(argv: list[str]) -> None:
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError:
-            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            shown = arg.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
             raise InvalidInput(f"argument {position} is not valid UTF-8 text: {visible(shown)}",
                                hint="pass text in UTF-8 (check the terminal's or the script's encoding)") from None
 
