@@ -79,3 +79,12 @@ def test_provider_gives_instructions_tools_and_the_index_within_its_budget(index
     assert len(index_part.split()) <= 40 and 0 < len(section.data["files"]) < 30
     assert {t.name for t in provider.tools(_turn(session))} == {
         "files_write", "files_read", "files_delete", "files_list", "files_grep", "files_search"}
+
+
+def test_a_pipe_in_the_folder_is_refused_not_waited_on(tools, index, session):
+    import os
+
+    path = index.folder(session.folder).path
+    path.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path / "pipe.md")           # nobody ever writes to it: a plain open() would block forever
+    assert "not a regular file" in tools["files_read"].call({"name": "pipe.md"})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engram.cli.terminal import Visible, check_utf8
 from engram.core.errors import EngramError
 
 AREAS = ("engram.cli.doctor", "engram.cli.memory", "engram.cli.chat", "engram.cli.sessions",
@@ -37,6 +38,21 @@ def open_engram(args, *, meaning: bool = True):
     return engram
 
 
+def owned_session(engram, session_id: str, user: str):
+    """The user's session of that id. Another user's is reported in the very words of a missing
+    one, so that no one learns which session ids other people use."""
+    from engram.core.errors import NotFound
+
+    try:
+        session = engram.sessions.get(session_id)
+    except NotFound:
+        session = None
+    if session is None or session.user != user:
+        raise NotFound(f"there is no session {session_id!r} for user {user!r}",
+                       hint="`engram sessions list` shows yours; pass --user for another profile's")
+    return session
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
@@ -54,15 +70,22 @@ def main(argv: list[str] | None = None) -> int:
     from engram.core.sensitive import hide_in_logs, mask
 
     hide_in_logs()
-    args = build_parser().parse_args(argv)
-    if not hasattr(args, "run"):
-        from engram.ui.main import run_window
-
-        return run_window(getattr(args, "data_dir", None))
+    argv = sys.argv[1:] if argv is None else argv
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Visible(out), Visible(err)
     try:
+        check_utf8(argv)
+        args = build_parser().parse_args(argv)
+        if not hasattr(args, "run"):
+            from engram.ui.main import run_window
+
+            sys.stdout, sys.stderr = out, err
+            return run_window(getattr(args, "data_dir", None))
         return args.run(args) or 0
     except EngramError as e:
         print(f"error: {mask(str(e))}", file=sys.stderr)   # an address or a number never lands in a log
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        sys.stdout, sys.stderr = out, err

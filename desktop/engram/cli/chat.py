@@ -13,6 +13,7 @@ import sys
 import threading
 
 from engram.cli import open_engram
+from engram.cli.terminal import count
 from engram.core.app import Engram
 from engram.core.turn import TurnResult
 
@@ -23,7 +24,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     def options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--user", help="who is talking (default: this desktop's profile)")
         p.add_argument("--session", help="the session id (created on first use; default: a new session)")
-        p.add_argument("--max-tokens", type=int, help="longest reply in tokens (default: the chat model's setting)")
+        p.add_argument("--max-tokens", type=count, help="longest reply in tokens (default: the chat model's setting)")
 
     ask = commands.add_parser("ask", parents=[common], help="send one message and print the reply")
     options(ask)
@@ -107,6 +108,9 @@ def _chat(args) -> int:
             except (EOFError, KeyboardInterrupt):
                 print()
                 return 0
+            except UnicodeDecodeError:
+                print("error: that line was not valid UTF-8 text; nothing was sent", file=sys.stderr)
+                continue
             if text.strip() in ("/quit", "/exit"):
                 return 0
             if text.strip():

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engram.cli import open_engram
+from engram.cli import open_engram, owned_session
+from engram.cli.terminal import count, read_stdin
 from engram.core.app import Engram
 from engram.core.files import FileIndex
 from engram.core.files.index import PROBLEM
@@ -36,7 +37,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     command("grep", "lines matching a regular expression (case-insensitive)", _tool("files_grep", "pattern", "glob"),
             (("--glob",), {"help": "only files matching this pattern, e.g. '*.md'"}), (("pattern",), {}))
     command("search", "passages by meaning", _tool("files_search", "query", "k"),
-            (("-k",), {"type": int, "default": 5, "help": "how many (default 5)"}), (("query",), {}))
+            (("-k",), {"type": count, "default": 5, "help": "how many (default 5)"}), (("query",), {}))
 
     reindex = commands.add_parser("reindex", parents=[common], help="rebuild the session files' index from disk")
     reindex.add_argument("--session", help="only this session (default: every session folder)")
@@ -51,9 +52,7 @@ def _open(args, create: bool = False) -> tuple[Engram, FileIndex, str]:
         return engram, index, ""
     sessions = engram.sessions
     user = args.user or engram.user
-    session = sessions.get_or_create(args.session, user) if create else sessions.get(args.session)
-    if session.user != user:
-        sessions.get_or_create(args.session, user)  # reports "belongs to another user"
+    session = sessions.get_or_create(args.session, user) if create else owned_session(engram, args.session, user)
     return engram, index, session.folder
 
 
@@ -79,7 +78,7 @@ def _tool(name: str, *parameters: str):
 
 
 def _write(args) -> int:
-    text = sys.stdin.read() if args.text == "-" else args.text
+    text = read_stdin() if args.text == "-" else args.text
     engram, index, folder = _open(args, create=True)
     status = index.write(folder, args.name, text, args.description)
     print(f"saved {status.name} ({status.size:,} bytes, {status.chunks} chunks)")
@@ -88,10 +87,12 @@ def _write(args) -> int:
 
 def _reindex(args) -> int:
     engram, index, folder = _open(args)
-    statuses = index.sync_folder(folder, force=True) if folder else index.sync_all(force=True)
+    changed = index.sync_folder(folder, force=True) if folder else index.sync_all(force=True)
+    folders = [folder] if folder else sorted({s.folder for s in changed} | index.folders())
+    statuses = [s for f in folders for s in index.statuses(f)]
+    # Every file that has a problem now, not only those whose problem is new since the last run.
     problems = [s for s in statuses if s.status == PROBLEM]
     for s in problems:
         print(f"problem: {s.folder}/{s.name}: {s.detail}")
-    files = len(index.statuses(folder)) if folder else index.db.query_one("SELECT count(*) FROM session_files")[0]
-    print(f"reindexed: {files} files, {len(statuses)} changed, {len(problems)} with problems")
+    print(f"reindexed: {len(statuses)} files, {len(changed)} changed, {len(problems)} with problems")
     return 0

@@ -7,6 +7,7 @@ import json
 import sys
 
 from engram.cli import open_engram
+from engram.cli.terminal import count, memory_id
 from engram.core.app import Engram
 from engram.core.forget import LOG_LEFT, forget_memory
 from engram.core.records import Kind
@@ -33,7 +34,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     search = sub.add_parser("search", parents=[common], help="find memories by words and meaning")
     user_options(search)
     search.add_argument("--session", default="", help="only this session (default: all of the user's)")
-    search.add_argument("-k", type=int, default=5, help="how many results (default 5)")
+    search.add_argument("-k", type=count, default=5, help="how many results (default 5)")
     search.add_argument("--mode", choices=MODES, default="hybrid")
     search.add_argument("--kind", action="append", default=[], help="only this kind (repeatable)")
     search.add_argument("--json", action="store_true")
@@ -44,18 +45,18 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     user_options(listing)
     listing.add_argument("--session", default="")
     listing.add_argument("--kind", action="append", default=[])
-    listing.add_argument("--limit", type=int, default=100)
+    listing.add_argument("--limit", type=count, default=100)
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(run=_list)
 
     forget = sub.add_parser("forget", parents=[common], help="delete a memory for good")
     user_options(forget)
-    forget.add_argument("id", type=int)
+    forget.add_argument("id", type=memory_id)
     forget.set_defaults(run=_forget)
 
     history = sub.add_parser("history", parents=[common], help="every change to a memory")
     user_options(history)
-    history.add_argument("id", type=int)
+    history.add_argument("id", type=memory_id)
     history.add_argument("--json", action="store_true")
     history.set_defaults(run=_history)
 
@@ -116,9 +117,7 @@ def _forget(args) -> int:
 
 def _history(args) -> int:
     engram, scope = _open(args, meaning=False)
-    if engram.store.get_many([args.id]) and not engram.store.get_many([args.id], scope):
-        engram.store.get(args.id, scope)  # another user's memory: report it as not found
-    for change in engram.store.history(args.id):
+    for change in engram.store.history(args.id, scope.user):
         if args.json:
             print(json.dumps(change.__dict__, ensure_ascii=False))
         else:

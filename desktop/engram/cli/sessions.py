@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from engram.cli import owned_session
 from engram.core.app import Engram
 from engram.core.atomic import write_text_atomic
-from engram.core.errors import NotFound
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
@@ -54,12 +54,7 @@ def _open(args) -> Engram:
 
 
 def _owned(engram: Engram, args):
-    """The session, refused as not found when it belongs to someone other than --user."""
-    session = engram.sessions.get(args.session)
-    if session.user != (args.user or engram.user):
-        raise NotFound(f"there is no session {args.session!r} for user {args.user or engram.user!r}",
-                       hint="pass the right --user")
-    return session
+    return owned_session(engram, args.session, args.user or engram.user)
 
 
 def _list(args) -> int:

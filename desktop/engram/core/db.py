@@ -20,6 +20,9 @@ from engram.core.migrations import MIGRATIONS, owner_token
 from engram.core.words import index_text
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+# How long a write waits for another process's write to finish (a large import or re-index in
+# another Engram holds it for seconds; the window never waits on the database itself).
+BUSY_TIMEOUT_MS = 15_000
 DAMAGED_HINT = ("save what still reads (engram sessions export, engram memory list --json), then move the"
                 " file away: Engram starts a new one")
 
@@ -79,7 +82,7 @@ class Database:
 
     def _connect(self) -> apsw.Connection:
         conn = apsw.Connection(str(self.path or ":memory:"))
-        conn.set_busy_timeout(5000)
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
@@ -119,13 +122,40 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[apsw.Connection]:
-        """All statements inside commit together or not at all."""
-        with self._full_disk_said(), self._lock, self.conn:
+        """All statements inside commit together or not at all.
+
+        The outermost transaction takes the write lock up front (BEGIN IMMEDIATE), so a second
+        process waits its turn for up to the busy timeout: a transaction that starts by reading
+        and only later writes could not wait (SQLite refuses at once, to avoid a deadlock).
+        Inner ones are savepoints in it."""
+        with self._full_disk_said(), self._lock, self._busy_said():
+            outermost = not self.conn.in_transaction
+            if outermost:
+                self.conn.execute("BEGIN IMMEDIATE")
             outer, self._holder = self._holder, threading.get_ident()
             try:
-                yield self.conn
+                with self.conn:
+                    yield self.conn
+            except BaseException:
+                if outermost and self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+            else:
+                if outermost:
+                    self.conn.execute("COMMIT")
             finally:
                 self._holder = outer
+
+    @contextmanager
+    def _busy_said(self) -> Iterator[None]:
+        """Another process held the write lock for longer than the busy timeout: say so plainly."""
+        try:
+            yield
+        except apsw.BusyError as e:
+            raise DatabaseError(
+                f"the database is busy: another Engram process kept it locked for over"
+                f" {BUSY_TIMEOUT_MS // 1000} s; nothing was changed",
+                hint="try again; if this persists, close the other Engram windows or commands") from e
 
     @contextmanager
     def _full_disk_said(self) -> Iterator[None]:
@@ -173,7 +203,7 @@ class Database:
         return self._holder == threading.get_ident()
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
-        with self._full_disk_said(), self._lock:
+        with self._full_disk_said(), self._lock, self._busy_said():
             return self.conn.execute(sql, params)
 
     def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:

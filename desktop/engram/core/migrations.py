@@ -214,6 +214,13 @@ CREATE TABLE distilled (
 -- meant sorting all of them (3-4 s at a million); in this order it reads only the first page.
 CREATE INDEX memories_by_user_time ON memories(user, created_at);
 """),
+    Migration(11, "history_owner", """
+-- Whose memory each change was, so that a memory's history (kept after it is forgotten) is
+-- shown to its owner only. Changes to memories forgotten before this know no owner and are
+-- shown to no one.
+ALTER TABLE memory_history ADD COLUMN user TEXT;
+UPDATE memory_history SET user = (SELECT m.user FROM memories m WHERE m.id = memory_history.memory_id);
+"""),
 ]
 
 

@@ -101,7 +101,7 @@ class MemoryStore:
                 memory_id = conn.last_insert_rowid()
                 conn.execute(f"INSERT INTO {indexes[item.scope.user]}(rowid, body) VALUES (?, ?)",
                              (memory_id, index_text(text)))
-                self._record(conn, memory_id, "add", actor, None, text)
+                self._record(conn, memory_id, item.scope.user, "add", actor, None, text)
                 ids.append(memory_id)
                 fresh.append((position, memory_id))
             if vectors is not None and fresh and index is not None:
@@ -168,7 +168,7 @@ class MemoryStore:
                 if vector is None:
                     vector = embedder.embed([old.text])
                 index.put(conn, [(memory_id, old.scope, changes.get("kind", old.kind.value))], vector)
-            self._record(conn, memory_id, "update", Actor(actor), old.text, new_text or old.text)
+            self._record(conn, memory_id, old.scope.user, "update", Actor(actor), old.text, new_text or old.text)
         return self.get(memory_id)
 
     def delete(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> None:
@@ -181,7 +181,7 @@ class MemoryStore:
             remove_everywhere(conn, [memory_id])
             conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
             conn.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
-            self._record(conn, memory_id, "delete", Actor(actor), None, None)
+            self._record(conn, memory_id, user, "delete", Actor(actor), None, None)
 
     def delete_where(self, scope: Scope, kinds: Sequence[str] = (), *, actor: Actor | str = Actor.USER) -> int:
         """Forget every memory inside a scope (e.g. a deleted session); returns how many."""
@@ -198,9 +198,9 @@ class MemoryStore:
                              " WHERE id = ?", [(at, i) for i in memory_ids])
 
     @staticmethod
-    def _record(conn, memory_id: int, action: str, actor: Actor, old: str | None, new: str | None) -> None:
-        conn.execute("INSERT INTO memory_history(memory_id, action, actor, old_text, new_text, at)"
-                     " VALUES (?, ?, ?, ?, ?, ?)", (memory_id, action, actor.value, old, new, now_iso()))
+    def _record(conn, memory_id: int, user: str, action: str, actor: Actor, old: str | None, new: str | None) -> None:
+        conn.execute("INSERT INTO memory_history(memory_id, user, action, actor, old_text, new_text, at)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?)", (memory_id, user, action, actor.value, old, new, now_iso()))
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -241,9 +241,12 @@ class MemoryStore:
         clause, params = scope.sql()
         return self.db.query_one(f"SELECT count(*) FROM memories m WHERE {clause}", params)[0]
 
-    def history(self, memory_id: int) -> list[Change]:
+    def history(self, memory_id: int, user: str | None = None) -> list[Change]:
+        """Every change to a memory, also after it was forgotten; with ``user``, only if it was
+        theirs (another user's memory, forgotten or not, is reported as never existing)."""
+        mine, params = ("", (memory_id,)) if user is None else (" AND user = ?", (memory_id, user))
         rows = self.db.query("SELECT memory_id, action, actor, old_text, new_text, at FROM memory_history"
-                             " WHERE memory_id = ? ORDER BY id", (memory_id,))
+                             f" WHERE memory_id = ?{mine} ORDER BY id", params)
         if not rows:
             raise NotFound(f"memory #{memory_id} has no history: it never existed")
         return [Change(*r) for r in rows]

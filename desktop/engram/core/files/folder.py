@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -87,11 +88,18 @@ class SessionFolder:
     def read_bytes(self, name: str, limit: int = MAX_FILE_BYTES) -> bytes:
         path = self.locate(name)
         with _file_errors(name, "read"):
-            size = path.stat().st_size
-            if size > limit:
-                raise InvalidInput(f"{name} is {size / 1e6:.1f} MB; files over {limit // 1024} KiB are not read",
-                                   hint="split it into smaller files")
-            with path.open("rb") as f:
+            # Opened without blocking and checked before reading: a FIFO or a device placed in
+            # the folder would otherwise hang the read (and the model's files_read tool) forever.
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+                         | getattr(os, "O_BINARY", 0))
+            with os.fdopen(fd, "rb") as f:
+                info = os.fstat(f.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    raise InvalidInput(f"{name} is not a regular file (a pipe, device or socket); it is not read",
+                                       hint="keep only ordinary files in a session folder")
+                if info.st_size > limit:
+                    raise InvalidInput(f"{name} is {info.st_size / 1e6:.1f} MB; files over {limit // 1024} KiB"
+                                       " are not read", hint="split it into smaller files")
                 return f.read(limit + 1)
 
     def read(self, name: str) -> document.Document:

@@ -184,7 +184,7 @@ class FileIndex:
         """Every session folder on disk, plus folders indexed before but gone from disk."""
         folders = {p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith(".")} \
             if self.root.is_dir() else set()
-        folders |= {f for (f,) in self.db.query("SELECT DISTINCT folder FROM session_files")}
+        folders |= self.folders()
         return [s for folder in sorted(folders) for s in self.sync_folder(folder, force)]
 
     def forget(self, folder: str) -> int:
@@ -203,6 +203,10 @@ class FileIndex:
             return move_to_trash(self.folder(folder).path, trash)
 
     # -- reading the index ---------------------------------------------------------------------
+
+    def folders(self) -> set[str]:
+        """Every folder the index holds files of."""
+        return {f for (f,) in self.db.query("SELECT DISTINCT folder FROM session_files")}
 
     def statuses(self, folder: str) -> list[FileStatus]:
         rows = self.db.query("SELECT folder, name, status, detail, description, chunks, size FROM session_files"
