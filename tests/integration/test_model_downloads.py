@@ -131,6 +131,30 @@ def test_a_server_that_ignores_range_restarts_from_zero_and_the_file_is_right(se
     assert sha256_of(path) == sha256_of(BUNDLED_EMBEDDING_MODEL)
 
 
+def test_a_kept_part_longer_than_the_file_is_refused_by_the_server_and_started_over(server, library):
+    stop, progressed, _ = stop_after(server, 2 * MB)
+    with pytest.raises(DownloadStopped):
+        library().download(EMBEDDING, stop=stop, on_progress=progressed)
+    target = library().path(library().catalog.get(EMBEDDING))
+    with part_path(target).open("ab") as part:                           # e.g. a file shortened on the server
+        part.write(b"\0" * BUNDLED_EMBEDDING_MODEL.stat().st_size)
+    path = library().download(EMBEDDING)
+    assert sha256_of(path) == sha256_of(BUNDLED_EMBEDDING_MODEL)
+    assert server.ranges()[-2].startswith("bytes=") and server.ranges()[-1] is None     # 416, then from 0
+
+
+def test_a_file_changed_on_the_server_since_the_pause_starts_over(server, library, tmp_path):
+    stop, progressed, _ = stop_after(server, 3 * MB)
+    with pytest.raises(DownloadStopped):
+        library().download(EMBEDDING, stop=stop, on_progress=progressed)
+    changed = tmp_path / "changed.gguf"                                   # a new upload: other bytes, other ETag
+    changed.write_bytes(BUNDLED_EMBEDDING_MODEL.read_bytes()[:-4096] + b"\0" * 4096)
+    server.serve(EMBEDDING_URL, changed)
+    path = library().download(EMBEDDING)
+    assert server.requests[-1]["if_range"] is not None                    # the resume named the old version
+    assert sha256_of(path) == sha256_of(changed)
+
+
 def test_a_wrong_checksum_is_refused_and_the_bad_file_deleted(server, catalog, library):
     catalog({"name": "wrong", "kind": "embedding", "url": served_as(server, "wrong"), "sha256": "0" * 64})
     with pytest.raises(DownloadError, match="sha256 .* not the expected 0000") as error:

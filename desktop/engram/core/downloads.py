@@ -61,19 +61,17 @@ class Progress:
             return None
         return max(0.0, (self.total - self.done) / self.speed)
 
-    def describe(self) -> str:
-        """``812.3 / 2,382.0 MiB · 12.4 MiB/s · 2 min 7 s left`` (for the CLI and the window)."""
-        size = f"{self.done / 2**20:,.1f} / {self.total / 2**20:,.1f} MiB" if self.total else f"{self.done / 2**20:,.1f} MiB"
-        if self.state != "downloading":
-            return f"{self.state} · {size}"
-        parts = [size, f"{self.speed / 2**20:,.1f} MiB/s"]
-        if (eta := self.eta_s) is not None:
-            parts.append(f"{format_duration(eta)} left")
-        return " · ".join(parts)
-
 
 class DownloadStopped(Exception):
     """The caller's stop event was set: the partial file is kept (a pause; a cancel then discards it)."""
+
+
+def format_size(size: int | None) -> str:
+    if size is None:
+        return "?"
+    if size >= 2**30:
+        return f"{size / 2**30:.1f} GiB"
+    return f"{size / 2**20:.0f} MiB" if size >= 2**20 else f"{size / 2**10:.0f} KiB"
 
 
 def format_duration(seconds: float) -> str:
@@ -122,8 +120,10 @@ def fetch(url: str, target: Path, *, sha256: str | None = None, allow_unverified
     client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=True)
     job = _Job(url, target, sha256.lower() if sha256 else None, allow_unverified, stop or threading.Event(),
                on_progress or (lambda progress: None), client, record)
+    attempt = 0
     try:
-        for attempt in range(1, RETRIES + 2):
+        while True:
+            attempt += 1
             try:
                 return job.attempt()
             except (httpx.TransportError, _Incomplete) as e:
@@ -140,7 +140,6 @@ def fetch(url: str, target: Path, *, sha256: str | None = None, allow_unverified
     finally:
         if own_client:
             client.close()
-    raise AssertionError("unreachable")
 
 
 def _transport(error: Exception) -> str:
@@ -159,6 +158,10 @@ class _Job:
         self.stop, self.on_progress, self.client, self.record = stop, on_progress, client, record
         self.part = part_path(target)
 
+    def _start_over(self) -> None:
+        discard_partial(self.target)
+        self.record = {"url": self.url}
+
     def attempt(self) -> str:
         have = partial_size(self.target)
         headers = {"Accept-Encoding": "identity"}
@@ -168,12 +171,12 @@ class _Job:
                 headers["If-Range"] = self.record["validator"]
         with self.client.stream("GET", self.url, headers=headers) as response:
             if response.status_code == 416 and have:  # nothing past what we have: a stale or longer part
-                discard_partial(self.target)
+                self._start_over()
                 raise _Incomplete("the kept part did not match the file on the server; starting over")
             self._check_status(response)
             start, total = self._span(response, have)
             if start == 0 and have:
-                discard_partial(self.target)         # the server ignored the range or the file changed
+                self._start_over()         # the server ignored the range or the file changed
             expected = self._expected(response)
             self._check_disk(total, start)
             self.record.update(url=self.url, validator=_validator(response), sha256=expected, total=total)
@@ -202,7 +205,7 @@ class _Job:
         if response.status_code == 206:
             match = re.fullmatch(r"bytes (\d+)-(\d+)/(\d+|\*)", response.headers.get("content-range", "").strip())
             if not match or int(match[1]) != have:
-                discard_partial(self.target)
+                self._start_over()
                 raise _Incomplete(f"the server sent another range than the one asked for ({match and match[0]})")
             return have, int(match[3]) if match[3] != "*" else None
         return 0, int(length) if length and length.isdigit() else None
@@ -211,7 +214,7 @@ class _Job:
         announced = _announced_sha256(response)
         kept = self.record.get("sha256")
         if kept and announced and kept != announced and not self.sha256:
-            discard_partial(self.target)             # the server's file changed since the part began
+            self._start_over()             # the server's file changed since the part began
             raise _Incomplete("the file changed on the server; starting over")
         expected = self.sha256 or kept or announced
         if expected is None and not self.allow_unverified:
@@ -228,7 +231,8 @@ class _Job:
         need = total - start + SPARE_DISK
         if need > free:
             raise DownloadError(f"{self.target.name} needs {need / 2**30:.2f} GiB of disk but only"
-                                f" {free / 2**30:.2f} GiB is free in {self.target.parent}; nothing was downloaded",
+                                f" {free / 2**30:.2f} GiB is free in {self.target.parent}; nothing"
+                                + (" more was downloaded (what arrived before is kept)" if start else " was downloaded"),
                                 hint="free some space, or set ENGRAM_MODELS_DIR to a folder on a larger disk")
 
     def _hash_part(self, start: int, total: int | None):
@@ -276,14 +280,14 @@ class _Job:
     def _finish(self, digest, expected: str | None) -> str:
         actual = digest.hexdigest()
         if expected is not None and actual != expected:
-            discard_partial(self.target)
+            self._start_over()
             raise DownloadError(f"{self.target.name} arrived with sha256 {actual}, not the expected {expected};"
                                 " the file was deleted",
                                 hint="download it again; if this repeats, the mirror serves another file than the"
                                      " catalog names")
         with self.part.open("rb") as f:
             if f.read(len(GGUF_MAGIC)) != GGUF_MAGIC:
-                discard_partial(self.target)
+                self._start_over()
                 raise DownloadError(f"what {self.url} sent is not a GGUF model file; it was deleted",
                                     hint="the mirror may answer with a web page: check model_mirror")
         os.replace(self.part, self.target)
