@@ -222,7 +222,7 @@ class ModelsDialog(QDialog):
             lines.append(self.tr("Chat template: {notes}").format(notes=html.escape(e.chat_template)))
         lines.append(html.escape(str(status.path) if e.bundled or status.installed
                                  else e.source_url(self.library.mirror)))
-        if not e.sha256 and not e.bundled:
+        if not e.sha256 and not e.bundled and not status.installed:
             lines.append(self.tr("Checked at download against the sha256 the server states for the file."))
         if e.note:
             lines.append(html.escape(e.note))
