@@ -96,7 +96,8 @@ class ModelsDialog(QDialog):
         def read(engram):
             from engram.core.model_library import ModelLibrary
 
-            library = self.library or ModelLibrary(engram.settings)
+            same = self.library is not None and self.library.settings is engram.settings   # not after a reopen
+            library = self.library if same else ModelLibrary(engram.settings)
             return library, library.statuses()
 
         if self.backend.disk(read, returned=self._show, errored=self._failed) is None:
@@ -108,6 +109,7 @@ class ModelsDialog(QDialog):
         self.library, statuses = result
         if self.queue is None:
             self.queue = DownloadQueue(self.library, self.relay.changed.emit)
+        self.queue.library = self.library
         self.machine.setText(self.tr("This computer: {machine}. ★ recommended for it · ✓ fits · ~ fits but"
                                      " slow · ✗ too big. Downloads come from {mirror}.").format(
             machine=self.library.machine.describe(), mirror=html.escape(self.library.mirror)))
