@@ -155,6 +155,16 @@ def test_a_file_changed_on_the_server_since_the_pause_starts_over(server, librar
     assert sha256_of(path) == sha256_of(changed)
 
 
+def test_a_second_download_of_the_same_file_is_refused_while_one_runs(server, library):
+    target = library().path(library().catalog.get(EMBEDDING))
+    target.parent.mkdir(parents=True)
+    with downloads.claimed(target):                                       # as another process would hold it
+        with pytest.raises(DownloadError, match="is being downloaded already"):
+            library().download(EMBEDDING)
+    assert server.requests == []
+    assert library().download(EMBEDDING).is_file() and list(target.parent.iterdir()) == [target]
+
+
 def test_a_wrong_checksum_is_refused_and_the_bad_file_deleted(server, catalog, library):
     catalog({"name": "wrong", "kind": "embedding", "url": served_as(server, "wrong"), "sha256": "0" * 64})
     with pytest.raises(DownloadError, match="sha256 .* not the expected 0000") as error:

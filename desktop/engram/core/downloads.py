@@ -16,6 +16,7 @@ only decides what to ask for and what to keep.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ import shutil
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,6 +113,11 @@ def fetch(url: str, target: Path, *, sha256: str | None = None, allow_unverified
     when ``stop`` was set. Either way a partial file that was right so far is kept to resume."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    with claimed(target):
+        return _fetch(url, target, sha256, allow_unverified, stop, on_progress, client)
+
+
+def _fetch(url, target, sha256, allow_unverified, stop, on_progress, client) -> str:
     record = _read_record(target)
     if record.get("url") != url:
         discard_partial(target)             # bytes from elsewhere are no start for this file
@@ -140,6 +146,36 @@ def fetch(url: str, target: Path, *, sha256: str | None = None, allow_unverified
     finally:
         if own_client:
             client.close()
+
+
+@contextlib.contextmanager
+def claimed(target: Path) -> Iterator[None]:
+    """One download of a file at a time, also across processes (the window and a terminal): a
+    second one is refused at once rather than writing into the same partial file."""
+    lock = target.with_name(target.name + ".part.lock")
+    with lock.open("a+b") as handle:
+        try:
+            _lock(handle, True)
+        except OSError as e:
+            raise DownloadError(f"{target.name} is being downloaded already (by another Engram window or command)",
+                                hint="wait for that download to end, or pause it there and download here") from e
+        try:
+            yield
+        finally:
+            _lock(handle, False)
+    lock.unlink(missing_ok=True)             # the folder keeps only models and partial downloads
+
+
+def _lock(handle, take: bool) -> None:
+    if os.name == "nt":
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK if take else msvcrt.LK_UNLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), (fcntl.LOCK_EX | fcntl.LOCK_NB) if take else fcntl.LOCK_UN)
 
 
 def _transport(error: Exception) -> str:
