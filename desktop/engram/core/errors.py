@@ -31,3 +31,7 @@ class DatabaseError(EngramError):
 
 class ModelError(EngramError):
     """A model file is missing, not a GGUF file, or failed to load."""
+
+
+class DownloadError(EngramError):
+    """A model download failed; what arrived is kept to resume from, unless it was wrong (then deleted)."""

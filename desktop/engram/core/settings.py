@@ -36,6 +36,8 @@ class Settings:
     chat_repeat_penalty: float = 1.1
     chat_max_tokens: int = 512              # longest reply, in tokens
     chat_format: str = ""                   # empty: the model's own template, else "gemma"
+    model_catalog: str = ""                 # a catalog file of one's own; empty: ENGRAM_MODEL_CATALOG or the shipped one
+    model_mirror: str = ""                  # download base for the catalog's models; empty: the catalog's own
     # Conversation memory (issue 3); the names follow the seeds' Agent Framework options.
     system_prompt: str = "You are Engram, a helpful assistant that runs on this computer and remembers past conversations."
     window_messages: int = 20               # working window: the last N user/assistant messages

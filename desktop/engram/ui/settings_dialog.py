@@ -139,6 +139,10 @@ class SettingsDialog(QDialog):
         hint.setWordWrap(True)
         hint.setObjectName("Muted")
         form.addRow(hint)
+        catalog = QPushButton(self.tr("Download a model…"))     # the Models dialog (ui/models_dialog.py)
+        catalog.clicked.connect(self.open_models)
+        form.addRow(catalog)
+        self.models_dialog = None
         self._add_page(models, "Models", self.tr("Models"))
 
         memory = QWidget()
@@ -234,6 +238,22 @@ class SettingsDialog(QDialog):
     def _add_page(self, page: QWidget, name: str, label: str) -> None:
         self.pages.addTab(page, label)
         self.page_names.append(name)
+
+    def open_models(self) -> None:
+        from engram.ui.models_dialog import ModelsDialog
+
+        if self.models_dialog is None:
+            self.models_dialog = ModelsDialog(self.backend, self)
+            self.models_dialog.applied.connect(self._model_chosen)
+        self.models_dialog.load()
+        self.models_dialog.show()
+        self.models_dialog.raise_()
+
+    def _model_chosen(self, groups: set) -> None:
+        settings = self.backend.engram.settings
+        self.chat_model.set_path(settings.chat_model)
+        self.embedding_model.set_path(settings.embedding_model)
+        self.applied.emit(groups)
 
     def show_page(self, name: str) -> None:
         """Show a page by its English name (e.g. "Models")."""
