@@ -44,6 +44,7 @@ COMMANDS = [
     ("files", "grep", "--session", "s1", TEXT), ("files", "grep", "--session", "s1", "--glob", TEXT, "a"),
     ("files", "search", "--session", "s1", "-k", NUMBER, TEXT), ("files", "list", "--session", TEXT),
     ("outbox", "status"), ("forget", "--text", TEXT), ("forget", "--text", TEXT, "--yes"),
+    ("models", "list"), ("models", "use", TEXT), ("models", "remove", TEXT), ("models", "download", TEXT),
 ]
 
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
