@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from engram.core import paths
+from engram.core import paths, word_index
 from engram.core.archive import ARCHIVE_JOB, Archiver, forget_session
 from engram.core.chat_model import ChatModel
 from engram.core.context import ContextProvider
@@ -152,6 +152,7 @@ class Engram:
         return Outbox(self.db, {
             ARCHIVE_JOB: Archiver(self.sessions, self.store, options.storage_scope),
             EMBED_JOB: lambda payload: self.store.embed_pending(),
+            word_index.REINDEX_JOB: lambda payload: word_index.reindex(self.db),
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
             DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options),
