@@ -127,6 +127,14 @@ def test_a_long_query_keeps_its_rarest_terms_wherever_they_are():
     assert kept[:-1] == [f'"{w}"' for w in filler[:words.MAX_QUERY_TERMS - 1]]
 
 
+def test_a_pasted_page_counts_only_its_longest_terms():
+    filler = ["".join(letters) for letters in itertools.product("bcdfghjk", repeat=3)][:300]
+    calls = []
+    expressions = match_queries(" ".join(filler + ["tarantula"]), counter({"tarantula": 2}, calls), 100_000)
+    assert len(calls) == words.MAX_COUNTED_TERMS and ('"tarantula"', 1_001) in calls
+    assert expressions == ['"tarantula"']
+
+
 def test_terms_no_document_holds_are_left_out():
     assert match_queries("museum zebra", counter({"museum": 12}), 100) == ['"museum"']
     assert match_queries("zebra okapi", counter({}), 100) == []

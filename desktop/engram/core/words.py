@@ -108,10 +108,10 @@ def match_queries(text: str, documents_with: Callable[[str, int], int], document
     ``documents_with(phrase, at_most)`` counts the documents holding a phrase, stopping at
     ``at_most`` (-1: all); ``documents`` is how many there are. Terms no document holds are left
     out, and of the rest a long query keeps its ``MAX_QUERY_TERMS`` rarest (of its
-    ``MAX_COUNTED_TERMS`` longest). The first expression
-    finds the documents holding a rare term (or, when every term is common, the rarest); the
-    second, which exists when some terms are common, finds those of them that also hold a common
-    one and scores them by every term. A document holding only common terms is not found.
+    ``MAX_COUNTED_TERMS`` longest). The first expression finds the documents holding a rare term
+    (or, when every term is common, the rarest); the second, which exists when some terms are
+    common, finds those of them that also hold a common one and scores them by every term. A
+    document holding only common terms is not found.
     """
     terms = query_terms(text)
     if len(terms) < 2:
@@ -123,8 +123,10 @@ def match_queries(text: str, documents_with: Callable[[str, int], int], document
     held = {t: documents_with(phrase(t), common + 1) for t in terms}
     kept = set(sorted((t for t in terms if held[t]), key=held.__getitem__)[:MAX_QUERY_TERMS])
     terms = [t for t in terms if t in kept]
+    if not terms:
+        return []
     rare = [t for t in terms if held[t] <= common]
-    if not rare and terms:
+    if not rare:
         rare = [min(terms, key=lambda t: documents_with(phrase(t), -1))]
     others = [t for t in terms if t not in rare]
-    return ([any_of(rare)] if rare else []) + ([f"({any_of(rare)}) AND ({any_of(others)})"] if others else [])
+    return [any_of(rare)] + ([f"({any_of(rare)}) AND ({any_of(others)})"] if others else [])
