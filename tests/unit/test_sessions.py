@@ -25,12 +25,26 @@ def test_a_new_session_gets_a_readable_folder_and_a_title_from_its_first_words(s
     assert sessions.get_or_create("trip", "u").folder == s.folder      # same session on second use
 
 
-def test_chinese_titles_fall_back_to_an_ascii_folder_and_folders_are_unique(sessions):
+def test_chinese_titles_make_readable_folders_and_folders_are_unique(sessions, tmp_path):
     a = sessions.get_or_create("a", "u", title="我对花生过敏")
-    b = sessions.get_or_create("b", "u", title="推荐个零食")
-    assert a.folder.endswith("_chat") and b.folder.endswith("_chat-2")
-    assert a.folder.isascii() and a.title == "我对花生过敏"
+    b = sessions.get_or_create("b", "u", title="我对花生过敏")
+    c = sessions.get_or_create("c", "u", title="？！")
+    assert a.folder.endswith("_我对花生过敏") and b.folder.endswith("_我对花生过敏-2") and c.folder.endswith("_chat")
+    assert a.title == "我对花生过敏"
+    (tmp_path / a.folder).mkdir()   # a name the file system takes
     assert slug("Ünïcode — façade!") == "unicode-facade"
+
+
+@pytest.mark.parametrize("title, folder", [
+    ("我用Python写代码！", "我用-python-写代码"),
+    ("臺灣的記憶、旅行計劃", "臺灣的記憶-旅行計劃"),
+    ("東京タワー 한국어", "東京タワー-한국어"),
+    ("Ｐｙｔｈｏｎ／Ｃ＋＋：笔记", "python-c-笔记"),     # full-width letters and separators are plain ones
+    ("三" * 60, "三" * 40),                          # one long word is cut
+    ("春天 " + "很长的标题" * 8, "春天"),              # words that do not fit are left out
+])
+def test_slug_keeps_chinese_japanese_and_korean(title, folder):
+    assert slug(title) == folder
 
 
 def test_a_session_id_belongs_to_one_user(sessions):

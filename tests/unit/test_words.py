@@ -1,3 +1,5 @@
+import itertools
+
 import pytest
 
 from engram.core import word_index, words
@@ -29,6 +31,47 @@ def test_latin_words_are_lowercased_and_kept():
 
 def test_mixed_text():
     assert index_text("I like 花生 a lot") == "i like 花生 a lot"
+
+
+def test_latin_letters_and_digits_do_not_swallow_the_chinese_after_them():
+    assert index_text("Bart在圣诞节晚会上跳舞") == "bart 在圣 圣诞 诞节 节晚 晚会 会上 上跳 跳舞"
+    assert index_text("我用Python写代码") == "我用 python 写代 代码"
+    assert index_text("88号3号楼502室") == "88 号 3 号楼 502 室"
+
+
+def test_each_script_is_a_run_of_its_own():
+    assert index_text("東京タワーに行った") == "东京 タワ ワー ーに 行 った"   # Han, then Kana
+    assert index_text("한국어를 배워요") == "한국 국어 어를 배워 워요"
+    assert index_text("Москва2024") == "москва 2024"
+
+
+def test_full_width_letters_and_digits_are_plain_ones():
+    assert index_text("Ｐｙｔｈｏｎ３") == index_text("Python3") == "python 3"
+
+
+@pytest.mark.parametrize("traditional, simplified", [("記憶", "记忆"), ("臺灣", "台湾"), ("台灣", "台湾"),
+                                                     ("我對花生過敏", "我对花生过敏"), ("乾燥的頭髮", "干燥的头发")])
+def test_traditional_chinese_is_indexed_and_searched_as_simplified(traditional, simplified):
+    assert index_text(traditional) == index_text(simplified)
+    assert query_terms(traditional) == query_terms(simplified)
+
+
+def test_traditional_and_simplified_find_each_other(store):
+    taiwan = store.add("我們在臺灣的記憶", ALICE)
+    memory = store.add("我的记忆力不太好", ALICE)
+    assert {i for i, _ in ranked(store, "台湾")} == {taiwan.id}
+    assert {i for i, _ in ranked(store, "記憶")} == {taiwan.id, memory.id}
+
+
+def test_mixed_script_text_is_found_by_each_part(store):
+    bart = store.add("Bart在圣诞节晚会上跳舞", ALICE)
+    code = store.add("我用Python写代码", ALICE)
+    home = store.add("88号3号楼502室", ALICE)
+    assert [i for i, _ in ranked(store, "圣诞节")] == [bart.id]
+    assert [i for i, _ in ranked(store, "bart")] == [bart.id]
+    assert [i for i, _ in ranked(store, "python")] == [code.id]
+    assert [i for i, _ in ranked(store, "写代码")] == [code.id]
+    assert [i for i, _ in ranked(store, "3号楼")] == [home.id]
 
 
 def test_query_drops_question_words_but_keeps_topics():
@@ -73,6 +116,28 @@ def test_common_grows_with_the_collection():
 def test_when_every_term_is_common_the_rarest_finds_the_documents():
     counts = counter({"go": 9_000, "like": 12_000, "make": 10_000})
     assert match_queries("like to go make", counts, 100_000) == ['"go"', '("go") AND ("like" OR "make")']
+
+
+def test_a_long_query_keeps_its_rarest_terms_wherever_they_are():
+    filler = ["".join(letters) for letters in itertools.product("bcdfg", repeat=3)][:100]   # in 500 documents each
+    counts = counter({**{w: 500 for w in filler}, "tarantula": 2})
+    expressions = match_queries(" ".join(filler + ["tarantula"]), counts, 100_000)
+    kept = expressions[0].split(" OR ")
+    assert len(kept) == words.MAX_QUERY_TERMS and kept[-1] == '"tarantula"'
+    assert kept[:-1] == [f'"{w}"' for w in filler[:words.MAX_QUERY_TERMS - 1]]
+
+
+def test_a_pasted_page_counts_only_its_longest_terms():
+    filler = ["".join(letters) for letters in itertools.product("bcdfghjk", repeat=3)][:300]
+    calls = []
+    expressions = match_queries(" ".join(filler + ["tarantula"]), counter({"tarantula": 2}, calls), 100_000)
+    assert len(calls) == words.MAX_COUNTED_TERMS and ('"tarantula"', 1_001) in calls
+    assert expressions == ['"tarantula"']
+
+
+def test_terms_no_document_holds_are_left_out():
+    assert match_queries("museum zebra", counter({"museum": 12}), 100) == ['"museum"']
+    assert match_queries("zebra okapi", counter({}), 100) == []
 
 
 def test_counting_stops_past_the_threshold():
@@ -123,3 +188,13 @@ def test_matches_are_found_behind_better_ones_of_other_users(store):
         store.add("tuna " * 3, Scope(user="bob", session=f"s{n}"), "message")
     mine = store.add("tuna salad for lunch, with many other words", ALICE.narrowed(session="s1"), "message")
     assert [i for i, _ in words_ranked(store, "tuna", ALICE, SearchOptions(mode="words", candidates=1))] == [mine.id]
+
+
+def test_a_long_message_finds_a_memory_by_a_rare_word_at_its_end(store):
+    for n in range(5):
+        store.add(f"some chat about the weather and the garden, day {n}", ALICE)
+    spider = store.add("my pet tarantula is called Rosie", ALICE)
+    history = ("some chat about the weather and the garden " * 20
+               + " ".join("".join(letters) for letters in itertools.product("bcdfg", repeat=3)))
+    assert len(query_terms(history + " tarantula")) > words.MAX_QUERY_TERMS
+    assert spider.id in {i for i, _ in ranked(store, history + " tarantula")}

@@ -164,6 +164,7 @@ class Engram:
         return Outbox(self.db, {
             ARCHIVE_JOB: Archiver(self.sessions, self.store, options.storage_scope),
             EMBED_JOB: lambda payload: self.store.embed_pending(),
+            word_index.REINDEX_JOB: lambda payload: word_index.reindex(self.db),
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
             DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options),

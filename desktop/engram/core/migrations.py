@@ -214,7 +214,18 @@ CREATE TABLE distilled (
 -- meant sorting all of them (3-4 s at a million); in this order it reads only the first page.
 CREATE INDEX memories_by_user_time ON memories(user, created_at);
 """),
-    Migration(11, "history_owner", """
+    Migration(9, "words_by_script", """
+-- Words are cut by script (Latin, digits, Han, Kana, Hangul apart: "Bart在圣诞节" was one word)
+-- and Traditional Chinese is indexed as Simplified (core/words.py). Every word index that exists
+-- is indexed again, in place, by an outbox job (word_index.reindex): memories of its user with an
+-- id up to reindexed_through are done (NULL: all are, as in an index made from now on).
+ALTER TABLE word_indexes ADD COLUMN reindexed_through INTEGER;
+UPDATE word_indexes SET reindexed_through = 0;
+INSERT INTO outbox(kind, next_attempt_at, created_at, updated_at)
+    SELECT 'reindex_words', now, now, now FROM (SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now') AS now)
+    WHERE EXISTS (SELECT 1 FROM word_indexes);
+"""),
+    Migration(10, "history_owner", """
 -- Whose memory each change was, so that a memory's history (kept after it is forgotten) is
 -- shown to its owner only. Changes to memories forgotten before this know no owner and are
 -- shown to no one.

@@ -20,6 +20,7 @@ from engram.core.db import Database
 from engram.core.errors import InvalidInput, NotFound
 from engram.core.records import now_iso
 from engram.core.scope import MAX_SCOPE_CHARS
+from engram.core.words import CJK
 
 TITLE_WORDS = 6
 TITLE_CHARS = 60
@@ -75,14 +76,22 @@ def title_from(text: str) -> str:
 
 
 def slug(text: str) -> str:
-    """ASCII, lower case, words joined by '-'; empty when nothing ASCII is left (e.g. Chinese)."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    """Lower case words joined by '-', at most SLUG_CHARS characters: Chinese, Japanese and Korean
+    as they are (composed, NFC: every file system takes them), other letters without their accents
+    (ASCII), the rest left out; empty when nothing is left (e.g. only punctuation)."""
+    words = []
+    for n, part in enumerate(re.split(f"([{CJK}]+)", unicodedata.normalize("NFKC", text))):
+        if n % 2:   # a run of CJK characters (re.split gives the separators it keeps at odd places)
+            words.append(part)
+        else:
+            unaccented = unicodedata.normalize("NFKD", part).encode("ascii", "ignore").decode()
+            words += re.findall(r"[a-z0-9]+", unaccented.lower())
     out = ""
-    for word in re.findall(r"[a-z0-9]+", ascii_text.lower()):
+    for word in words:
         if len(out) + len(word) + 1 > SLUG_CHARS:
             break
         out = f"{out}-{word}" if out else word
-    return out or re.sub(r"[^a-z0-9]", "", ascii_text.lower())[:SLUG_CHARS]
+    return out or "".join(words)[:SLUG_CHARS]
 
 
 def check_session_id(session_id: str) -> str:

@@ -1,24 +1,38 @@
 """Text for the FTS5 word index, and queries against it, in any language.
 
-FTS5's unicode61 tokenizer keeps a run of Chinese or Japanese characters as one token, so
-"花生" would never match "我对花生过敏". We index such runs as overlapping bigrams (as Lucene's
-CJK analyzer does) and split queries the same way; other text passes through unchanged and
-unicode61 with the Porter stemmer handles it.
+FTS5's unicode61 tokenizer keeps a run of letters as one token whatever their script, so
+"Bart在圣诞节晚会上跳舞" would be the single word "bart在圣诞节晚会上跳舞" and no query would find
+it. We cut text into runs of one script each (Han, Kana, Hangul, other letters, digits), index
+Chinese, Japanese and Korean runs as overlapping bigrams (as Lucene's CJK analyzer does) and
+split queries the same way; other runs are words, which unicode61 with the Porter stemmer
+handles. Traditional Chinese is indexed and searched as Simplified (OpenCC's t2s), so 記憶 and
+记忆 find each other; full-width letters and digits are folded to plain ones (NFKC).
 
 BM25 costs a few µs for every document that holds any query term, and a term held by many
 documents ("go", "like") adds little to the ranking, so only documents holding one of the
 query's rarer terms are ranked; they are still scored by every term (see ``match_queries``).
+A long query (a pasted page, a question with chat history) keeps its rarest terms.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import unicodedata
 from collections.abc import Callable
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+", re.UNICODE)
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
-MAX_QUERY_TERMS = 64
+import opencc
+
+_HAN = "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+# One script per run; a word is letters of any other script (Latin, Cyrillic, Greek, ...).
+_RUN = re.compile(rf"[{_HAN}]+|[{_KANA}]+|[{_HANGUL}]+|\d+|[^\W\d_{_HAN}{_KANA}{_HANGUL}]+")
+CJK = _HAN + _KANA + _HANGUL   # the characters of Chinese, Japanese and Korean (a regex class's inside)
+_CJK_RUN = re.compile(rf"[{CJK}]+")
+_HAN_CHAR = re.compile(rf"[{_HAN}]")
+MAX_QUERY_TERMS = 64       # the rarest terms a query searches with
+MAX_COUNTED_TERMS = 256    # the terms whose rarity is counted (~0.05 ms each): a pasted page's longest
 
 # Question words that carry no topic, and the letters English contractions leave alone ("Caroline's"
 # → caroline s, "hadn't" → hadn t, "I'll" → i ll: "s" is in 40% of chat messages); dropped from
@@ -37,6 +51,21 @@ s t d ll m re ve
 COMMON_AT_LEAST = 1000
 COMMON_SHARE = 0.01
 
+_converter: opencc.OpenCC | None = None
+_converter_made = threading.Lock()
+
+
+def simplified(text: str) -> str:
+    """``text`` with Traditional Chinese written as Simplified (OpenCC t2s, phrase by phrase, so
+    乾燥 becomes 干燥 but 乾隆 stays); text without Han characters is returned as it is."""
+    global _converter
+    if not _HAN_CHAR.search(text):
+        return text
+    with _converter_made:
+        if _converter is None:
+            _converter = opencc.OpenCC("t2s")
+    return _converter.convert(text)
+
 
 def _cjk_grams(run: str) -> list[str]:
     return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
@@ -44,8 +73,8 @@ def _cjk_grams(run: str) -> list[str]:
 
 def _terms(text: str) -> list[str]:
     terms: list[str] = []
-    for token in _TOKEN.findall(text):
-        terms.extend(_cjk_grams(token) if _CJK_RUN.fullmatch(token) else [token.lower()])
+    for run in _RUN.findall(simplified(unicodedata.normalize("NFKC", text))):
+        terms.extend(_cjk_grams(run) if _CJK_RUN.fullmatch(run) else [run.lower()])
     return terms
 
 
@@ -58,11 +87,12 @@ def query_terms(text: str) -> list[str]:
     """The query's distinct terms, without stopwords unless there is nothing else."""
     terms = list(dict.fromkeys(_terms(text)))
     topical = [t for t in terms if t not in STOPWORDS]
-    return (topical or terms)[:MAX_QUERY_TERMS]
+    return topical or terms
 
 
 def phrase(term: str) -> str:
-    """``term`` as an FTS5 phrase (quoted, so no term is read as FTS5 syntax)."""
+    """``term`` as an FTS5 phrase (quoted, so no term is read as FTS5 syntax); a lone Chinese,
+    Japanese or Korean character also finds the bigrams it begins."""
     return '"' + term.replace('"', '""') + '"' + ("*" if len(term) == 1 and _CJK_RUN.fullmatch(term) else "")
 
 
@@ -76,16 +106,26 @@ def match_queries(text: str, documents_with: Callable[[str, int], int], document
     higher of a document's BM25 scores under them is its BM25 score for all the query's terms.
 
     ``documents_with(phrase, at_most)`` counts the documents holding a phrase, stopping at
-    ``at_most`` (-1: all); ``documents`` is how many there are. The first expression finds the
-    documents holding a rare term (or, when every term is common, the rarest); the second,
-    which exists when some terms are common, finds those of them that also hold a common one
-    and scores them by every term. A document holding only common terms is not found.
+    ``at_most`` (-1: all); ``documents`` is how many there are. Terms no document holds are left
+    out, and of the rest a long query keeps its ``MAX_QUERY_TERMS`` rarest (of its
+    ``MAX_COUNTED_TERMS`` longest). The first expression finds the documents holding a rare term
+    (or, when every term is common, the rarest); the second, which exists when some terms are
+    common, finds those of them that also hold a common one and scores them by every term. A
+    document holding only common terms is not found.
     """
     terms = query_terms(text)
     if len(terms) < 2:
         return [any_of(terms)] if terms else []
+    if len(terms) > MAX_COUNTED_TERMS:   # longer words are rarer, in most languages
+        longest = set(sorted(terms, key=len, reverse=True)[:MAX_COUNTED_TERMS])
+        terms = [t for t in terms if t in longest]
     common = max(COMMON_AT_LEAST, int(documents * COMMON_SHARE))
-    rare = [t for t in terms if documents_with(phrase(t), common + 1) <= common]
+    held = {t: documents_with(phrase(t), common + 1) for t in terms}
+    kept = set(sorted((t for t in terms if held[t]), key=held.__getitem__)[:MAX_QUERY_TERMS])
+    terms = [t for t in terms if t in kept]
+    if not terms:
+        return []
+    rare = [t for t in terms if held[t] <= common]
     if not rare:
         rare = [min(terms, key=lambda t: documents_with(phrase(t), -1))]
     others = [t for t in terms if t not in rare]
