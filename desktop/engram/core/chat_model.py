@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from engram.core.chat_template import ChatTemplate
+from engram.core.chat_template import ChatTemplate, Prompt
 from engram.core.demo_model import demo_model_path
 from engram.core.errors import ModelError
 from engram.core.gguf import check_model_file
 from engram.core.grammar import GrammarMask, schema_grammar
+from engram.core.prompt_states import MIN_TOKENS, PromptStates, default_folder
 from engram.core.settings import Settings
 
 
@@ -75,18 +76,21 @@ class LlamaChatModel:
     A llama.cpp context is not thread-safe, so loading and every generation run on a single-thread
     executor: calls from several threads queue up and run one after another. ``on_token`` is
     called on that worker thread. The worker keeps one context, so a prompt that starts like the
-    previous one reuses its KV cache for the shared prefix. Messages become tokens through the chat
-    template, with their text never read as control tokens (chat_template.py).
+    previous one reuses its KV cache for the shared prefix; with ``states_dir``, the stable prefix
+    (the system text) is also kept on disk for the next process (prompt_states.py). Messages become
+    tokens through the chat template, with their text never read as control tokens
+    (chat_template.py).
     """
 
     def __init__(self, path: str | os.PathLike, *, context_size: int = 4096, threads: int = 0,
                  gpu_layers: int = 0, sampling: Sampling | None = None, chat_format: str = "",
-                 fallback_chat_format: str = "gemma"):
+                 fallback_chat_format: str = "gemma", states_dir: str | os.PathLike | None = None):
         self.path = check_model_file(path, "chat")
         self.name = self.path.stem
         self.sampling = sampling or Sampling()
         if gpu_layers == 0:
             check_fits_memory(self.path)
+        self._states = PromptStates(states_dir, self.path) if states_dir else None
         self._grammars: dict[str, object] = {}
         self._stop: threading.Event | None = None     # the running generation's Stop
         self._abort_hook = None
@@ -154,8 +158,10 @@ class LlamaChatModel:
         llama_perf_context_reset(self._llm.ctx)
         pieces: list[str] = []
         finish = ""
+        state = None
         started = time.perf_counter()
         try:
+            state = self._evaluate_stable_prefix(prompt)
             stream = self._llm.create_completion(
                 prompt.tokens, stream=True, max_tokens=max_tokens, temperature=s.temperature, top_p=s.top_p,
                 top_k=s.top_k, repeat_penalty=s.repeat_penalty, seed=None if s.seed < 0 else s.seed,
@@ -188,6 +194,8 @@ class LlamaChatModel:
         ended = time.perf_counter()
         perf = llama_perf_context(self._llm.ctx)
         first = meter.first_at or ended
+        if state is not None:               # written after the reply, so it never delays the first token
+            self._states.save(prompt.tokens[:prompt.stable], state)
         return Generation(
             text="".join(pieces), stopped=finish == "stopped", finish_reason=finish or "stop",
             prompt_tokens=meter.prompt_tokens, completion_tokens=meter.sampled,
@@ -195,6 +203,20 @@ class LlamaChatModel:
             timings={"prompt_eval_tokens": perf.n_p_eval, "prompt_eval_ms": perf.t_p_eval_ms,
                      "cached_tokens": max(0, meter.prompt_tokens - perf.n_p_eval),
                      "eval_tokens": perf.n_eval, "eval_ms": perf.t_eval_ms})
+
+    def _evaluate_stable_prefix(self, prompt: Prompt) -> bytes | None:
+        """Have the context hold the prompt's stable prefix (its system text) before the rest is read:
+        it is there already (the last prompt began the same way), or restored from its file, or
+        evaluated now; then its state is returned, to be saved once the reply is done."""
+        llm, stable = self._llm, prompt.stable
+        if self._states is None or stable < MIN_TOKENS or len(prompt.tokens) >= self.context_tokens:
+            return None
+        prefix = prompt.tokens[:stable]
+        if llm.longest_token_prefix(llm._input_ids, prefix) == stable or self._states.restore(llm, prefix):
+            return None
+        llm.n_tokens = llm.longest_token_prefix(llm._input_ids, prefix)
+        llm.eval(prefix[llm.n_tokens:])
+        return self._states.capture(llm)
 
     def _watch_stop(self, stop: threading.Event | None) -> None:
         """Let llama.cpp abandon prompt evaluation (which can take seconds) once ``stop`` is set.
@@ -302,7 +324,7 @@ def load_chat_model(settings: Settings) -> LlamaChatModel:
     """The chat model the settings ask for; raises ModelError (with a fix) when it cannot load."""
     return LlamaChatModel(
         chat_model_path(settings), context_size=settings.chat_context_size, threads=settings.chat_threads,
-        gpu_layers=settings.chat_gpu_layers, chat_format=settings.chat_format,
+        gpu_layers=settings.chat_gpu_layers, chat_format=settings.chat_format, states_dir=default_folder(),
         sampling=Sampling(temperature=settings.chat_temperature, top_p=settings.chat_top_p,
                           top_k=settings.chat_top_k, repeat_penalty=settings.chat_repeat_penalty,
                           max_tokens=settings.chat_max_tokens))
