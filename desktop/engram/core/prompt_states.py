@@ -68,8 +68,8 @@ class PromptStates:
 
     def restore(self, llm, prefix: list[int]) -> bool:
         """Load the saved state of ``prefix`` into ``llm`` (a llama_cpp.Llama) as its sequence 0.
-        False when there is no usable file; then ``llm`` holds no tokens, or, when no file was
-        found, what it held before."""
+        False when there is no usable file: ``llm`` then holds what it held before, or nothing
+        when llama.cpp refused the file."""
         import llama_cpp
 
         path = self.path(prefix)
