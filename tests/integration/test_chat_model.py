@@ -162,3 +162,24 @@ def test_an_unknown_chat_format_is_a_clear_error(real_chat_model):
     with pytest.raises(ModelError, match="unknown chat format 'gemmma'") as caught:
         LlamaChatModel(real_chat_model.path, context_size=256, chat_format="gemmma")
     assert "leave the chat format empty" in caught.value.hint
+
+
+def test_a_model_with_its_own_template_streams_ends_its_turn_and_follows_a_schema():
+    """SmolLM2 (an instruct model with a ChatML template): its own template, rendered to tokens by
+    Engram, ends the reply at the model's end-of-turn token, and grammar-constrained JSON still works."""
+    from engram.core.chat_model import LlamaChatModel, Sampling
+    from model_files import smollm2_path
+
+    model = LlamaChatModel(smollm2_path(), context_size=1024, sampling=Sampling(seed=7, temperature=0.0))
+    try:
+        assert model.chat_format == "chat_template.default"
+        pieces = []
+        said = model.generate([{"role": "system", "content": "Answer in one short sentence."},
+                               {"role": "user", "content": "What colour is the sky?"}], on_token=pieces.append,
+                              max_tokens=60)
+        assert said.finish_reason == "stop" and said.completion_tokens < 60      # it ended its turn itself
+        assert "".join(pieces) == said.text and "<|im_end|>" not in said.text and said.text.strip()
+        messages = [{"role": "user", "content": "Plan a trip. Answer in JSON with the city and the number of days."}]
+        assert schema_errors(json.loads(model.generate(messages, json_schema=TRIP, max_tokens=60).text), TRIP) == []
+    finally:
+        model.close()
