@@ -17,6 +17,9 @@ from engram.core.store import MemoryStore  # noqa: E402
 from fakes import FakeEmbedder  # noqa: E402
 
 SHARED_MODELS = Path(__file__).resolve().parents[1] / ".cache" / "models"
+# Saved prompt states (prompt_states.py) of models loaded by any test, session fixtures included,
+# stay beside the shared models instead of the user's cache folder.
+os.environ.setdefault("ENGRAM_CACHE_DIR", str(SHARED_MODELS.parent))
 
 
 @pytest.fixture(autouse=True)

@@ -1,16 +1,21 @@
 """The turn's cost, run by hand, with the real demo chat model and the bundled embedding model.
 
     .venv/bin/python tests/bench/chat_bench.py [--turns 30] [--max-tokens 64] [--repeat 3] [--memories 2000]
+                                               [--chat-model PATH]
 
 Prints: tokens/s of Engram's turn beside a bare llama-cpp-python call on the same model, settings
-and prompt (target ratio >= 0.97); time to first token at turn 1 and at the last turn of one
+and prompt tokens (target ratio >= 0.97); time to first token at turn 1 and at the last turn of one
 session, with the prompt tokens llama.cpp took from its cache; the memory overhead of a turn
-(embedding the query + hybrid search) over a store of --memories archived messages.
+(embedding the query + hybrid search) over a store of --memories archived messages; time to first
+token of the first and second turns of a new chat after a fresh start (a new Engram and model
+instance), with the stable prefix restored from its saved state (target: first <= 1.5 x second)
+and, for comparison, without it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -22,19 +27,38 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "desktop"))
 
 
-def bare_tokens_per_second(llm, messages: list[dict], max_tokens: int, sampling) -> tuple[float, int]:
-    """Stream a chat completion straight from llama-cpp-python; rate from first to last token."""
-    from engram.core.chat_model import gemma_turns
-
+def bare_tokens_per_second(llm, tokens: list[int], max_tokens: int, sampling) -> tuple[float, int]:
+    """Stream a completion of the same prompt tokens straight from llama-cpp-python; rate from
+    first to last token."""
     stamps = []
-    for chunk in llm.create_chat_completion(gemma_turns(messages), stream=True, max_tokens=max_tokens,
-                                            temperature=sampling.temperature, top_p=sampling.top_p,
-                                            top_k=sampling.top_k, repeat_penalty=sampling.repeat_penalty):
-        if chunk["choices"][0]["delta"].get("content"):
+    for chunk in llm.create_completion(tokens, stream=True, max_tokens=max_tokens, temperature=sampling.temperature,
+                                       top_p=sampling.top_p, top_k=sampling.top_k,
+                                       repeat_penalty=sampling.repeat_penalty):
+        if chunk["choices"][0]["text"]:
             stamps.append(time.perf_counter())
     if len(stamps) < 2:
         return 0.0, len(stamps)
     return (len(stamps) - 1) / (stamps[-1] - stamps[0]), len(stamps)
+
+
+def first_turns_after_a_fresh_start(label: str) -> tuple[float, float]:
+    """Open Engram anew (a new model instance, as after a restart), start a new chat and return the
+    time to first token of its first and second turns."""
+    from engram.core.app import Engram
+
+    engram = Engram()
+    engram.chat_model()                 # loading the model is not part of the turn
+    engram.sessions.get_or_create(f"fresh-{label}", "U")
+    turns = []
+    for text in ("Recommend me a snack for the trip", "And something to drink?"):
+        result = engram.turn_engine.send(f"fresh-{label}", text, max_tokens=8)
+        engram.outbox.run_due()
+        t = result.record.timings
+        turns.append(t["first_token_ms"])
+        print(f"  {label}: turn {len(turns)} first token {t['first_token_ms']:8.1f} ms,"
+              f" {t['cached_tokens']}/{result.record.tokens['prompt']} prompt tokens not evaluated")
+    engram.close()
+    return turns[0], turns[1]
 
 
 def main() -> None:
@@ -43,12 +67,17 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memories", type=int, default=2000)
+    parser.add_argument("--chat-model", default="", help="a .gguf (default: the demo model)")
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="engram-chat-bench-"))
     os.environ["ENGRAM_DATA_DIR"] = str(folder / "data")
     os.environ["ENGRAM_CONFIG_DIR"] = str(folder / "config")
     os.environ.setdefault("ENGRAM_MODELS_DIR", str(REPO / ".cache" / "models"))
+    os.environ["ENGRAM_CACHE_DIR"] = str(folder / "cache")
+    if args.chat_model:
+        (folder / "config").mkdir(parents=True)
+        (folder / "config" / "settings.json").write_text(json.dumps({"chat_model": args.chat_model}))
 
     from llama_cpp import Llama
 
@@ -78,7 +107,8 @@ def main() -> None:
         result = engram.turn_engine.send(f"speed-{n}", "Tell me a long story about a snack.",
                                          max_tokens=args.max_tokens)
         ours.append(result.record.timings["tokens_per_second"])
-        rate, count = bare_tokens_per_second(bare, result.record.messages, args.max_tokens, model.sampling)
+        tokens = model._template.render(result.record.messages).tokens
+        rate, count = bare_tokens_per_second(bare, tokens, args.max_tokens, model.sampling)
         theirs.append(rate)
         print(f"  run {n + 1}: engram {ours[-1]:.2f} tok/s ({result.record.tokens['reply']} tokens),"
               f" bare {rate:.2f} tok/s ({count} tokens)")
@@ -107,6 +137,14 @@ def main() -> None:
     print(f"memory overhead per turn (embed + search, {engram.store.count():,} memories):"
           f" median {statistics.median(overhead):.1f} ms, max {max(overhead):.1f} ms")
     engram.close()
+
+    # 4. A fresh start: the stable prefix evaluated by the runs above is restored from its state file.
+    first, second = first_turns_after_a_fresh_start("saved prefix")
+    print(f"time to first token after a fresh start  turn 1: {first:.0f} ms  turn 2: {second:.0f} ms"
+          f"  ratio {first / second:.2f} (target <= 1.5)")
+    os.environ["ENGRAM_CACHE_DIR"] = str(folder / "empty-cache")
+    first, second = first_turns_after_a_fresh_start("no saved prefix")
+    print(f"  without the saved prefix: turn 1 {first:.0f} ms, turn 2 {second:.0f} ms, ratio {first / second:.2f}")
 
 
 if __name__ == "__main__":

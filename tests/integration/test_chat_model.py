@@ -143,11 +143,12 @@ def test_the_shortlist_grammar_mask_picks_what_the_whole_vocabulary_grammar_pick
         worker.submit(llm.reset).result()       # both runs evaluate the whole prompt the same way
         ours = real_chat_model.generate(ask, json_schema=schema, max_tokens=12).text
         worker.submit(llm.reset).result()
-        whole = worker.submit(lambda: llm.create_chat_completion(
-            ask, temperature=0.0, repeat_penalty=1.0, max_tokens=12, grammar=schema_grammar(schema))).result()
+        tokens = real_chat_model._template.render(ask).tokens        # the same prompt, token for token
+        whole = worker.submit(lambda: llm.create_completion(
+            tokens, temperature=0.0, repeat_penalty=1.0, max_tokens=12, grammar=schema_grammar(schema))).result()
     finally:
         real_chat_model.sampling = kept
-    assert ours == whole["choices"][0]["message"]["content"]
+    assert ours == whole["choices"][0]["text"]
     assert ours.startswith('{ "kind": "')           # may be cut at 12 tokens; the same cut for both
 
 
@@ -161,3 +162,24 @@ def test_an_unknown_chat_format_is_a_clear_error(real_chat_model):
     with pytest.raises(ModelError, match="unknown chat format 'gemmma'") as caught:
         LlamaChatModel(real_chat_model.path, context_size=256, chat_format="gemmma")
     assert "leave the chat format empty" in caught.value.hint
+
+
+def test_a_model_with_its_own_template_streams_ends_its_turn_and_follows_a_schema():
+    """SmolLM2 (an instruct model with a ChatML template): its own template, rendered to tokens by
+    Engram, ends the reply at the model's end-of-turn token, and grammar-constrained JSON still works."""
+    from engram.core.chat_model import LlamaChatModel, Sampling
+    from model_files import smollm2_path
+
+    model = LlamaChatModel(smollm2_path(), context_size=1024, sampling=Sampling(seed=7, temperature=0.0))
+    try:
+        assert model.chat_format == "chat_template.default"
+        pieces = []
+        said = model.generate([{"role": "system", "content": "Answer in one short sentence."},
+                               {"role": "user", "content": "What colour is the sky?"}], on_token=pieces.append,
+                              max_tokens=60)
+        assert said.finish_reason == "stop" and said.completion_tokens < 60      # it ended its turn itself
+        assert "".join(pieces) == said.text and "<|im_end|>" not in said.text and said.text.strip()
+        messages = [{"role": "user", "content": "Plan a trip. Answer in JSON with the city and the number of days."}]
+        assert schema_errors(json.loads(model.generate(messages, json_schema=TRIP, max_tokens=60).text), TRIP) == []
+    finally:
+        model.close()

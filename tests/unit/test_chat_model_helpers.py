@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from engram.core.chat_model import gemma_turns
+from engram.core.chat_template import gemma_turns
 from engram.core.errors import ModelError
 from engram.core.structured import generate_json, schema_errors
 from fakes import FakeChatModel

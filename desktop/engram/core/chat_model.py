@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from engram.core.chat_template import ChatTemplate, Prompt
 from engram.core.demo_model import demo_model_path
 from engram.core.errors import ModelError
 from engram.core.gguf import check_model_file
 from engram.core.grammar import GrammarMask, schema_grammar
+from engram.core.prompt_states import MIN_TOKENS, PromptStates, default_folder
 from engram.core.settings import Settings
 
 
@@ -74,34 +76,38 @@ class LlamaChatModel:
     A llama.cpp context is not thread-safe, so loading and every generation run on a single-thread
     executor: calls from several threads queue up and run one after another. ``on_token`` is
     called on that worker thread. The worker keeps one context, so a prompt that starts like the
-    previous one reuses its KV cache for the shared prefix.
+    previous one reuses its KV cache for the shared prefix; with ``states_dir``, the stable prefix
+    (the system text) is also kept on disk for the next process (prompt_states.py). Messages become
+    tokens through the chat template, with their text never read as control tokens
+    (chat_template.py).
     """
 
     def __init__(self, path: str | os.PathLike, *, context_size: int = 4096, threads: int = 0,
                  gpu_layers: int = 0, sampling: Sampling | None = None, chat_format: str = "",
-                 fallback_chat_format: str = "gemma"):
+                 fallback_chat_format: str = "gemma", states_dir: str | os.PathLike | None = None):
         self.path = check_model_file(path, "chat")
         self.name = self.path.stem
         self.sampling = sampling or Sampling()
         if gpu_layers == 0:
             check_fits_memory(self.path)
+        self._states = PromptStates(states_dir, self.path) if states_dir else None
         self._grammars: dict[str, object] = {}
         self._stop: threading.Event | None = None     # the running generation's Stop
         self._abort_hook = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-chat")
         started = time.perf_counter()
         try:
-            self._llm = self._worker.submit(self._load, context_size, threads, gpu_layers,
-                                            chat_format, fallback_chat_format).result()
+            self._llm, self._template = self._worker.submit(self._load, context_size, threads, gpu_layers,
+                                                            chat_format, fallback_chat_format).result()
         except BaseException:
             self._worker.shutdown()
             raise
         self.load_seconds = time.perf_counter() - started
         self.context_tokens: int = self._llm.n_ctx()
-        self.chat_format: str = self._llm.chat_format
+        self.chat_format: str = self._template.name
 
     def _load(self, context_size: int, threads: int, gpu_layers: int, chat_format: str, fallback: str):
-        from llama_cpp import Llama, llama_chat_format  # imported here: the library is slow to load
+        from llama_cpp import Llama  # imported here: the library is slow to load
 
         threads = threads or max(1, os.cpu_count() or 1)
         _hide_swa_notice()
@@ -110,23 +116,16 @@ class LlamaChatModel:
             # entries, and llama-cpp-python's prefix reuse (unlike llama.cpp's server) does not check
             # for that; a full-size window cache keeps the reused prefix complete.
             llm = Llama(model_path=str(self.path), n_ctx=context_size, n_threads=threads,
-                        n_threads_batch=threads, n_gpu_layers=gpu_layers, chat_format=chat_format or None,
-                        swa_full=True, verbose=False)
+                        n_threads_batch=threads, n_gpu_layers=gpu_layers, swa_full=True, verbose=False)
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelError(f"llama.cpp could not load the chat model {self.path}: {e}",
                              hint="the file may be damaged, not a chat model, or need more memory than is free;"
                                   " try a smaller context size or choose another .gguf") from e
-        if not chat_format and "tokenizer.chat_template" not in llm.metadata:
-            llm.chat_format = fallback      # a base model without a template (like the demo model)
-        if llm.chat_format not in llm._chat_handlers:
-            try:
-                llama_chat_format.get_chat_completion_handler(llm.chat_format)
-            except llama_chat_format.LlamaChatCompletionHandlerNotFoundException as e:
-                llm.close()
-                raise ModelError(f"unknown chat format {llm.chat_format!r}",
-                                 hint="leave the chat format empty (use the model's own template),"
-                                      " or name a llama-cpp-python format such as gemma, chatml, llama-3") from e
-        return llm
+        try:
+            return llm, ChatTemplate.for_model(llm, chat_format, fallback)
+        except ModelError:
+            llm.close()
+            raise
 
     def count_tokens(self, text: str) -> int:
         # Tokenising only reads the vocabulary, which llama.cpp shares read-only: safe off the worker.
@@ -151,8 +150,7 @@ class LlamaChatModel:
 
         if stop is not None and stop.is_set():
             return Generation("", stopped=True, finish_reason="stopped")
-        if self.chat_format == "gemma":
-            messages = gemma_turns(messages)
+        prompt = self._template.render(messages)
         s = self.sampling
         mask = GrammarMask(self._llm, self._grammar(json_schema)) if json_schema else None
         meter = _Meter(on_first=self._unwatch_stop)
@@ -160,15 +158,18 @@ class LlamaChatModel:
         llama_perf_context_reset(self._llm.ctx)
         pieces: list[str] = []
         finish = ""
+        state = None
         started = time.perf_counter()
         try:
-            stream = self._llm.create_chat_completion(
-                messages, stream=True, max_tokens=max_tokens, temperature=s.temperature, top_p=s.top_p,
+            state = self._evaluate_stable_prefix(prompt)
+            stream = self._llm.create_completion(
+                prompt.tokens, stream=True, max_tokens=max_tokens, temperature=s.temperature, top_p=s.top_p,
                 top_k=s.top_k, repeat_penalty=s.repeat_penalty, seed=None if s.seed < 0 else s.seed,
+                stop=prompt.stop, stopping_criteria=prompt.stopping_criteria,
                 logits_processor=LogitsProcessorList([meter, mask] if mask else [meter]))
             for chunk in stream:
                 choice = chunk["choices"][0]
-                piece = choice["delta"].get("content")
+                piece = choice["text"]
                 if piece:
                     pieces.append(piece)
                     if on_token is not None:
@@ -193,6 +194,8 @@ class LlamaChatModel:
         ended = time.perf_counter()
         perf = llama_perf_context(self._llm.ctx)
         first = meter.first_at or ended
+        if state is not None:               # written after the reply, so it never delays the first token
+            self._states.save(prompt.tokens[:prompt.stable], state)
         return Generation(
             text="".join(pieces), stopped=finish == "stopped", finish_reason=finish or "stop",
             prompt_tokens=meter.prompt_tokens, completion_tokens=meter.sampled,
@@ -200,6 +203,20 @@ class LlamaChatModel:
             timings={"prompt_eval_tokens": perf.n_p_eval, "prompt_eval_ms": perf.t_p_eval_ms,
                      "cached_tokens": max(0, meter.prompt_tokens - perf.n_p_eval),
                      "eval_tokens": perf.n_eval, "eval_ms": perf.t_eval_ms})
+
+    def _evaluate_stable_prefix(self, prompt: Prompt) -> bytes | None:
+        """Have the context hold the prompt's stable prefix (its system text) before the rest is read:
+        it is there already (the last prompt began the same way), or restored from its file, or
+        evaluated now; then its state is returned, to be saved once the reply is done."""
+        llm, stable = self._llm, prompt.stable
+        if self._states is None or stable < MIN_TOKENS or len(prompt.tokens) >= self.context_tokens:
+            return None
+        prefix = prompt.tokens[:stable]
+        if llm.longest_token_prefix(llm._input_ids, prefix) == stable or self._states.restore(llm, prefix):
+            return None
+        llm.n_tokens = llm.longest_token_prefix(llm._input_ids, prefix)
+        llm.eval(prefix[llm.n_tokens:])
+        return self._states.capture(llm)
 
     def _watch_stop(self, stop: threading.Event | None) -> None:
         """Let llama.cpp abandon prompt evaluation (which can take seconds) once ``stop`` is set.
@@ -272,27 +289,6 @@ class _Meter:
         return scores
 
 
-def gemma_turns(messages: list[dict]) -> list[dict]:
-    """Gemma knows only user and model turns, and llama-cpp-python's "gemma" format silently drops
-    system messages. Put the system text before the first user message (as Gemma's own template
-    does) and pass other roles (tool results) as user turns labelled with their role."""
-    system = "\n\n".join(m.get("content") or "" for m in messages if m["role"] == "system")
-    turns = []
-    for m in messages:
-        role, content = m["role"], m.get("content") or ""
-        if role == "system":
-            continue
-        if role not in ("user", "assistant"):
-            role, content = "user", f"[{m.get('name') or role}]\n{content}"
-        turns.append({"role": role, "content": content})
-    if system:
-        if turns and turns[0]["role"] == "user":
-            turns[0] = {"role": "user", "content": f"{system}\n\n{turns[0]['content']}"}
-        else:
-            turns.insert(0, {"role": "user", "content": system})
-    return turns
-
-
 def memory_available() -> int | None:
     """Bytes of memory the system can give us now (MemAvailable), or None where unknown."""
     try:
@@ -328,7 +324,7 @@ def load_chat_model(settings: Settings) -> LlamaChatModel:
     """The chat model the settings ask for; raises ModelError (with a fix) when it cannot load."""
     return LlamaChatModel(
         chat_model_path(settings), context_size=settings.chat_context_size, threads=settings.chat_threads,
-        gpu_layers=settings.chat_gpu_layers, chat_format=settings.chat_format,
+        gpu_layers=settings.chat_gpu_layers, chat_format=settings.chat_format, states_dir=default_folder(),
         sampling=Sampling(temperature=settings.chat_temperature, top_p=settings.chat_top_p,
                           top_k=settings.chat_top_k, repeat_penalty=settings.chat_repeat_penalty,
                           max_tokens=settings.chat_max_tokens))

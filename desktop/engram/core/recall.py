@@ -11,6 +11,7 @@ reach another's turn.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from engram.core.context import RECALLED, Section, TurnContext
@@ -24,13 +25,20 @@ RECALLED_KINDS = (Kind.MESSAGE, Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPE
 FENCE = "```"
 
 
+# Line breaks that json.dumps leaves as they are (it escapes those below U+0020).
+_LINE_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def quote(hit: SearchHit) -> str:
-    """One recalled memory as a line of data: date, source, then the text (fences defused)."""
+    """One recalled memory as one line of data: date and source, then the text as a JSON string.
+    Its line breaks and quotes are escaped, so nothing in it can start a forged entry or close the
+    block (fences are defused too)."""
     m = hit.memory
     role = m.source.get("role")
     where = f"session {m.scope.session}" if m.scope.session else "memory"
     said = f", {role} said" if role else f", {m.kind.value}"
-    return f"[{m.created_at[:10]} {where}{said}] " + m.text.replace(FENCE, "'''")
+    text = json.dumps(m.text.replace(FENCE, "'''"), ensure_ascii=False).translate(_LINE_BREAKS)
+    return f"[{m.created_at[:10]} {where}{said}] {text}"
 
 
 def recalled_json(hit: SearchHit, via: str) -> dict:
