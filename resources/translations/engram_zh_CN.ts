@@ -636,8 +636,20 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>删除…</translation>
     </message>
     <message>
+        <source>Forget everywhere…</source>
+        <translation>处处遗忘…</translation>
+    </message>
+    <message>
+        <source>Remove these words (or the part selected) from every chat, memory, record and file that holds them</source>
+        <translation>从所有包含这些文字（或所选部分）的对话、记忆、记录和文件中删除它们</translation>
+    </message>
+    <message>
         <source>Save</source>
         <translation>保存</translation>
+    </message>
+    <message>
+        <source>Holds sensitive details: {kinds}</source>
+        <translation>含有敏感信息：{kinds}</translation>
     </message>
     <message>
         <source>The newest {limit} are shown: filter by words or kind to find others</source>
@@ -674,6 +686,38 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>忘记这条记忆</translation>
     </message>
     <message>
+        <source>Looking for every place it is stored…</source>
+        <translation>正在查找所有存放它的地方…</translation>
+    </message>
+    <message>
+        <source>It is stored nowhere.</source>
+        <translation>没有任何地方存有它。</translation>
+    </message>
+    <message>
+        <source>Forget everywhere</source>
+        <translation>处处遗忘</translation>
+    </message>
+    <message>
+        <source>Forget “{text}” in these {count} places?</source>
+        <translation>要在这 {count} 处遗忘“{text}”吗？</translation>
+    </message>
+    <message>
+        <source>Also change the {count} files that hold it (you may have written them)</source>
+        <translation>同时修改含有它的 {count} 个文件（可能是你自己写的）</translation>
+    </message>
+    <message>
+        <source>Not forgotten: {error}</source>
+        <translation>未能遗忘：{error}</translation>
+    </message>
+    <message>
+        <source> {count} files left as they are.</source>
+        <translation> {count} 个文件保持原样。</translation>
+    </message>
+    <message>
+        <source>Forgotten in {count} places.</source>
+        <translation>已在 {count} 处遗忘。</translation>
+    </message>
+    <message>
         <source>Forget this memory for good?
 
 “{text}”</source>
@@ -707,6 +751,205 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Reading the model file…</source>
         <translation>正在读取模型文件…</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Languages</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>This computer</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Cancel download</source>
+        <translation>取消下载</translation>
+    </message>
+    <message>
+        <source>Use</source>
+        <translation>使用</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <source>Engram&apos;s data is not open yet; try again in a moment.</source>
+        <translation>Engram 的数据尚未打开，请稍后再试。</translation>
+    </message>
+    <message>
+        <source>This computer: {machine}. ★ recommended for it · ✓ fits · ~ fits but slow · ✗ too big. Downloads come from {mirror}.</source>
+        <translation>本机：{machine}。★ 推荐 · ✓ 可运行 · ~ 可运行但较慢 · ✗ 太大。下载来源：{mirror}。</translation>
+    </message>
+    <message>
+        <source>chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>embedding</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>about {speed:.0f} tokens a second here (an estimate)</source>
+        <translation>在本机约每秒 {speed:.0f} 个词元（估计）</translation>
+    </message>
+    <message>
+        <source>★ recommended</source>
+        <translation>★ 推荐</translation>
+    </message>
+    <message>
+        <source>✓ fits</source>
+        <translation>✓ 可运行</translation>
+    </message>
+    <message>
+        <source>~ fits, slow</source>
+        <translation>~ 可运行，较慢</translation>
+    </message>
+    <message>
+        <source>✗ too big</source>
+        <translation>✗ 太大</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>paused at {percent:.0%}</source>
+        <translation>已暂停于 {percent:.0%}</translation>
+    </message>
+    <message>
+        <source>in use</source>
+        <translation>使用中</translation>
+    </message>
+    <message>
+        <source>bundled</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <source>paused: {size} kept</source>
+        <translation>已暂停：保留 {size}</translation>
+    </message>
+    <message>
+        <source>not in this build</source>
+        <translation>此版本未内置</translation>
+    </message>
+    <message>
+        <source>failed (see above)</source>
+        <translation>失败（见上方）</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>checking the part kept from before…</source>
+        <translation>正在检查之前保留的部分…</translation>
+    </message>
+    <message>
+        <source>verifying the checksum…</source>
+        <translation>正在校验校验和…</translation>
+    </message>
+    <message>
+        <source>%p% · {done} of {total} · {speed}/s</source>
+        <translation>%p% · {done} / {total} · {speed}/秒</translation>
+    </message>
+    <message>
+        <source>{time} left</source>
+        <translation>剩余 {time}</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>tokens of context</source>
+        <translation>词元上下文</translation>
+    </message>
+    <message>
+        <source>licence: {licence}</source>
+        <translation>许可证：{licence}</translation>
+    </message>
+    <message>
+        <source>Chat template: {notes}</source>
+        <translation>对话模板：{notes}</translation>
+    </message>
+    <message>
+        <source>Checked at download against the sha256 the server states for the file.</source>
+        <translation>下载时按服务器为该文件声明的 sha256 校验。</translation>
+    </message>
+    <message>
+        <source>Loading {name}…</source>
+        <translation>正在加载 {name}…</translation>
+    </message>
+    <message>
+        <source>Saved. Engram uses it from now on.</source>
+        <translation>已保存。Engram 从现在起使用它。</translation>
+    </message>
+    <message>
+        <source>Delete {name} from this computer?</source>
+        <translation>要从本机删除 {name} 吗？</translation>
+    </message>
+    <message>
+        <source>It is in use: Engram goes back to the default model.</source>
+        <translation>它正在使用中：Engram 将改回默认模型。</translation>
+    </message>
+    <message>
+        <source>Remove model</source>
+        <translation>移除模型</translation>
+    </message>
+    <message>
+        <source>Fix:</source>
+        <translation>解决办法：</translation>
     </message>
 </context>
 <context>
@@ -904,6 +1147,10 @@ Its messages, its context records and the memories taken from it are forgotten f
     <message>
         <source>A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used as soon as it is saved; your memories are then re-embedded in the background, and found by their words meanwhile.</source>
         <translation>想要更好的对话模型：下载一个经过指令微调的 GGUF 文件（例如 Llama 3.2 3B Instruct 或 Qwen2.5 7B Instruct，Q4_K_M），然后在上方选择它。新的嵌入模型保存后立即生效；你的记忆会在后台重新嵌入，在此期间仍可按关键词查找。</translation>
+    </message>
+    <message>
+        <source>Download a model…</source>
+        <translation>下载模型…</translation>
     </message>
     <message>
         <source>Models</source>
