@@ -1,8 +1,9 @@
-"""Retrieval quality and speed on LoCoMo and LongMemEval_S, through the real store (run by hand).
+"""Retrieval quality and speed on LoCoMo, LongMemEval_S and Chinese sets, through the real store (run by hand).
 
-    .venv/bin/python tests/bench/retrieval.py                     # everything, all modes
+    .venv/bin/python tests/bench/retrieval.py                     # LoCoMo and LongMemEval, all modes
     .venv/bin/python tests/bench/retrieval.py --locomo 2 --longmemeval 50 --modes rrf default
     .venv/bin/python tests/bench/retrieval.py --locomo 0 --longmemeval 100 --cached-queries --json out.json
+    .venv/bin/python tests/bench/retrieval.py --locomo 0 --longmemeval 0 --chinese 600 --modes words meaning default
 
 The first run embeds every text once (LongMemEval_S: ~94k user turns, hours on a slow CPU);
 later runs read vectors from <repo>/.cache/embeddings.sqlite and take minutes.
@@ -16,6 +17,12 @@ on-disk cache keyed by model fingerprint and text (tests/bench/embed_cache.py); 
 embedded by the model (or, with --cached-queries, read from the cache and the model's query
 time measured apart on a sample), and that time is reported apart from the search itself.
 Metrics: tests/bench/metrics.py; data and definitions: ../shared/bench-data/README.md.
+
+--chinese N scores N trajectories of MemSim's MemDaily (Chinese daily-life messages and questions,
+from --memsim; how each person's memory is made: tests/bench/chinese.py) by evidence recall@5/@10,
+as LoCoMo's, next to a plain character-bigram BM25 (tests/bench/bigram_bm25.py), and our 24
+zero-overlap cases (tests/bench/zero_overlap_zh.json) by "the fact is in the top 3". --model
+compares embedding models (vectors are cached per model).
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "desktop"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import chinese  # noqa: E402
+from bigram_bm25 import BigramBM25  # noqa: E402
 from embed_cache import CachedEmbedder  # noqa: E402
 from metrics import mean, ndcg_any, normalise_dia_ids, percentile, recall_all, recall_any, unit_recall  # noqa: E402
 
@@ -54,6 +63,9 @@ from engram.core.store import MemoryStore  # noqa: E402
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LOCOMO_KS = (5, 10, 25, 50)
 LME_KS = (5, 10)
+CHINESE_KS = (5, 10)
+ZERO_OVERLAP_K = 3
+BIGRAM_BM25 = "bigram-bm25"   # the baseline's row beside the modes
 
 # Modes compared side by side. "rrf" is the search as it was before issue 6 (reciprocal-rank
 # fusion, no context); "default" is SearchOptions(), what the app and the CLI use; the others
@@ -241,6 +253,60 @@ def print_longmemeval(table: dict) -> None:
         print(f"{mode:<14}" + "".join(f"{row.get(c, float('nan')):>17.3f}" for c in columns))
 
 
+# -- Chinese: MemDaily and the zero-overlap cases ---------------------------------------------
+
+def evaluate_chinese(run: Run, people: list[chinese.Person], modes: dict[str, SearchOptions],
+                     ks: tuple[int, ...]) -> tuple[dict, dict[str, list[str]]]:
+    """Each person in a database of their own, each message a memory; their questions through every
+    mode and the bigram BM25. Returns evidence recall@k per mode (overall and per question kind)
+    and, per mode, the people whose question missed a gold message at the smallest k."""
+    rows = [*modes, BIGRAM_BM25]
+    scores: dict[str, dict[str, list[float]]] = {row: defaultdict(list) for row in rows}
+    missed: dict[str, list[str]] = {row: [] for row in rows}
+    for person in people:
+        run.open(person.name)
+        run.ingest([NewMemory(m.text, Scope("bench", "", person.name, m.session), "message", source={"key": m.key},
+                              created_at=iso(m.created_at)) for m in person.messages])
+        baseline = BigramBM25([m.text for m in person.messages])
+        for question in person.questions:
+            rankings = {mode: [h.memory.source["key"] for h in run.search(mode, options, question.text,
+                                                                          Scope(user=person.name))]
+                        for mode, options in modes.items()}
+            rankings[BIGRAM_BM25] = [person.messages[i].key for i in baseline.ranking(question.text, max(ks))]
+            for row, ranked in rankings.items():
+                for k in ks:
+                    value = unit_recall([[key] for key in ranked], question.gold, k)
+                    scores[row][f"overall@{k}"].append(value)
+                    scores[row][f"{question.kind}@{k}"].append(value)
+                if unit_recall([[key] for key in ranked], question.gold, min(ks)) < 1:
+                    missed[row].append(person.name)
+    table = {row: {key: round(mean(v), 4) for key, v in table.items()}
+             | {"questions": len(table[f"overall@{ks[0]}"])} for row, table in scores.items()}
+    return table, missed
+
+
+def print_memdaily(table: dict, people: list[chinese.Person], haystack: int) -> None:
+    questions = sorted((q for person in people for q in person.questions), key=lambda q: q.gold[0])
+    kinds = list(dict.fromkeys(q.kind for q in questions))   # in MemDaily's order: keys begin with the file
+    print(f"\nMemDaily (Chinese), {len(questions)} questions,"
+          f" {len(people)} people of up to {haystack} trajectories"
+          f" ({sum(len(p.messages) for p in people)} messages): evidence recall@k")
+    print(f"{'mode':<14}" + "".join(f"{'overall@' + str(k):>12}" for k in CHINESE_KS)
+          + "".join(f"{kind + '@5':>18}" for kind in kinds))
+    for mode, row in table.items():
+        print(f"{mode:<14}" + "".join(f"{row[f'overall@{k}']:>12.3f}" for k in CHINESE_KS)
+              + "".join(f"{row.get(f'{kind}@5', float('nan')):>18.3f}" for kind in kinds))
+
+
+def print_zero_overlap(table: dict, missed: dict[str, list[str]]) -> None:
+    print(f"\nZero-overlap cross-session cases (Chinese, mixed, Traditional/Simplified):"
+          f" fact in the top {ZERO_OVERLAP_K}")
+    for mode, row in table.items():
+        found = round(row[f"overall@{ZERO_OVERLAP_K}"] * row["questions"])
+        names = " ".join(name.removeprefix("zero-") for name in missed[mode])
+        print(f"{mode:<14}{found:>3}/{row['questions']}   missed: {names or '-'}")
+
+
 def print_figures(name: str, figures: dict, cache: CachedEmbedder) -> None:
     print(f"\n{name}: {figures['memories']} memories ingested in {figures['ingest_s']} s"
           f" ({figures['memories_per_s']}/s; embedding cache {cache.hits} hits, {cache.misses} computed);"
@@ -266,6 +332,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="the bench-data folder (default: ../shared/bench-data beside the repository)")
     parser.add_argument("--locomo", type=int, default=10, help="conversations (0 skips LoCoMo)")
     parser.add_argument("--longmemeval", type=int, default=None, help="questions (0 skips; default all)")
+    parser.add_argument("--chinese", type=int, default=0,
+                        help="MemDaily trajectories (0 skips the Chinese sets; 600 takes minutes)")
+    parser.add_argument("--memsim", type=Path, default=REPO.parent / "cache" / "memsim",
+                        help="the folder of MemDaily's messages_and_QAs/*.json (default: ../cache/memsim)")
+    parser.add_argument("--haystack", type=int, default=chinese.HAYSTACK,
+                        help="MemDaily trajectories in one person's memory")
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--model", type=Path, default=BUNDLED_EMBEDDING_MODEL)
@@ -293,6 +365,17 @@ def main(argv: list[str] | None = None) -> None:
             report["longmemeval_figures"] = run.figures()
             print_longmemeval(report["longmemeval"])
             print_figures("LongMemEval_S", report["longmemeval_figures"], embedder)
+        if args.chinese:
+            embedder.hits = embedder.misses = 0
+            people = chinese.memdaily(args.memsim, args.chinese, args.haystack)
+            run = Run("chinese", embedder, Path(folder))
+            report["memdaily"], _ = evaluate_chinese(run, people, modes, CHINESE_KS)
+            report["zero_overlap"], missed = evaluate_chinese(run, chinese.zero_overlap(), modes, (ZERO_OVERLAP_K,))
+            report["zero_overlap_missed"] = missed
+            report["chinese_figures"] = run.figures()
+            print_memdaily(report["memdaily"], people, args.haystack)
+            print_zero_overlap(report["zero_overlap"], missed)
+            print_figures("Chinese (MemDaily and zero-overlap)", report["chinese_figures"], embedder)
     if args.cached_queries:
         report["query_embedding_ms"] = query_embedding_ms(embedder.inner, args.data)
         print("\nquery embedding by the model, one question at a time: p50 {p50} ms, p95 {p95} ms"
