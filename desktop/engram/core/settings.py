@@ -23,7 +23,7 @@ DEFAULT_PROFILE = "default"
 class Settings:
     profile: str = DEFAULT_PROFILE          # the desktop's own user; memories never cross profiles
     data_dir: str = ""                      # empty: platformdirs (or ENGRAM_DATA_DIR)
-    embedding_model: str = ""               # empty: the bundled all-MiniLM-L6-v2
+    embedding_model: str = ""               # empty: the bundled multilingual-e5-small (MiniLM: name its file)
     chat_model: str = ""                    # empty: the bundled tiny demo model
     # Chat model runtime (engram.core.chat_model.load_chat_model).
     chat_context_size: int = 4096           # tokens the model sees at once (n_ctx)

@@ -122,7 +122,8 @@ class SettingsDialog(QDialog):
         form.addRow("CPU threads", self.threads)
         form.addRow("GPU layers", self.gpu_layers)
         form.addRow("Longest reply (tokens)", self.reply_tokens)
-        self.embedding_model = ModelPicker(backend, "embedding", "The bundled all-MiniLM-L6-v2 (384 dimensions)")
+        self.embedding_model = ModelPicker(backend, "embedding",
+                                           "The bundled multilingual-e5-small (Chinese, English and more)")
         form.addRow("Embedding model", self.embedding_model)
         hint = QLabel("A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct"
                       " or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used as soon"
