@@ -34,7 +34,7 @@ class Embedder(Protocol):
     A query and a memory are embedded differently by models trained with a prefix on each side
     (e5: "query: " and "passage: "); others embed a query as any text. Models differ in how
     similar unrelated texts look (all-MiniLM-L6-v2: cosine about 0, multilingual-e5-small: about
-    0.8), so search measures similarity from that point (``relatedness``): thresholds and the
+    0.75), so search measures similarity from that point (``relatedness``): thresholds and the
     fusion with word scores then mean the same with every model."""
 
     name: str
