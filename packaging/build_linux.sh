@@ -76,7 +76,8 @@ Homepage: https://github.com/engram/engram
 Description: offline personal assistant that remembers
  Engram keeps every conversation and memory in one SQLite file on this machine
  and runs local GGUF models; nothing leaves the machine. Includes a small demo
- chat model and the all-MiniLM-L6-v2 embedding model.
+ chat model and the multilingual-e5-small (default) and all-MiniLM-L6-v2
+ embedding models.
 EOF
 for script in postinst postrm; do
     cat > "$PKG/DEBIAN/$script" <<'EOF'

@@ -15,14 +15,21 @@ from engram.core.words import _terms
 
 
 class FakeEmbedder:
-    """Deterministic bag-of-words hashing: texts that share words get similar vectors."""
+    """Deterministic bag-of-words hashing: texts that share words get similar vectors. A query is
+    embedded like any text (as a model without query/document prefixes does); ``queries`` lists them."""
 
     name = "fake-embedder"
+    unrelated_similarity = 0.0
 
     def __init__(self, dimensions: int = 64):
         self.dimensions = dimensions
         self.fingerprint = f"fake-{dimensions}"
         self.calls = 0
+        self.queries: list[str] = []
+
+    def embed_query(self, query: str) -> np.ndarray:
+        self.queries.append(query)
+        return self.embed([query])[0]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1

@@ -18,6 +18,7 @@ import numpy as np
 from engram.core.embeddings import Embedder
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / ".cache" / "embeddings.sqlite"
+QUERY_KEY = "\0query\0"   # before a query's text in its key; a document's key is its text's alone
 
 
 def text_key(text: str) -> bytes:
@@ -25,11 +26,12 @@ def text_key(text: str) -> bytes:
 
 
 class CachedEmbedder:
-    """Wraps an Embedder; same name, fingerprint and dimensions, so the store cannot tell."""
+    """Wraps an Embedder; same name, fingerprint, dimensions and scale, so the store cannot tell."""
 
     def __init__(self, inner: Embedder, path: Path = DEFAULT_PATH, batch: int = 256, cache_single: bool = False):
         self.inner = inner
         self.name, self.fingerprint, self.dimensions = inner.name, inner.fingerprint, inner.dimensions
+        self.unrelated_similarity = inner.unrelated_similarity
         self.batch = batch
         self.cache_single = cache_single
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,9 +46,16 @@ class CachedEmbedder:
             return self.inner.embed(texts)
         return self.vectors(texts)
 
-    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_query(self, query: str) -> np.ndarray:
+        if not self.cache_single:
+            return self.inner.embed_query(query)
+        # Kept apart from the same text as a document: models with prefixes embed the two differently.
+        return self.vectors([query], QUERY_KEY, lambda queries: [self.inner.embed_query(q) for q in queries])[0]
+
+    def vectors(self, texts: Sequence[str], role: str = "", compute=None) -> np.ndarray:
         """Vectors for ``texts``, computing (in batches) and storing only the ones not cached."""
-        keys = [text_key(t) for t in texts]
+        compute = compute or self.inner.embed
+        keys = [text_key(role + t) for t in texts]
         found = self._lookup(set(keys))
         missing = list(dict.fromkeys(k for k in keys if k not in found))
         self.hits += len(texts) - len(missing)
@@ -54,7 +63,7 @@ class CachedEmbedder:
         by_key = {k: t for k, t in zip(keys, texts)}
         for start in range(0, len(missing), self.batch):
             chunk = missing[start:start + self.batch]
-            computed = np.asarray(self.inner.embed([by_key[k] for k in chunk]), dtype=np.float32)
+            computed = np.asarray(compute([by_key[k] for k in chunk]), dtype=np.float32)
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
                                      [(self.fingerprint, k, v.tobytes()) for k, v in zip(chunk, computed)])

@@ -2,9 +2,11 @@
 
 import pytest
 
+from engram.core.embeddings import ModelTraits, relatedness, traits_of
 from engram.core.errors import InvalidInput
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions
+from engram.core.store import MemoryStore
 from engram.core.word_search import words_ranked
 
 ALICE = Scope(user="alice")
@@ -122,3 +124,37 @@ def test_a_search_inside_a_transaction_runs_without_waiting_for_itself(store):
     worker.start()
     worker.join(timeout=20)
     assert not worker.is_alive() and [h.memory.text for h in found] == ["I am allergic to peanuts"]
+
+
+def test_the_query_is_embedded_as_a_query_and_only_it(store):
+    store.add("remember the blue door", ALICE, "message")
+    store.search("which door", ALICE, SearchOptions(mode="meaning"))
+    assert store.embedder.queries == ["which door"]
+
+
+def test_similarity_is_measured_from_the_models_unrelated_point(db):
+    """A model whose unrelated texts lie at cosine 0.5 (e5's lie near 0.75): a search sees the
+    cosine rescaled from there, so thresholds and the fusion with words mean the same for any model."""
+    from fakes import FakeEmbedder
+
+    plain, shifted = FakeEmbedder(), FakeEmbedder()
+    shifted.unrelated_similarity = 0.5
+    similarity = {}
+    for name, embedder in (("plain", plain), ("shifted", shifted)):
+        store = MemoryStore(db, embedder)
+        store.add("the blue door is locked", ALICE, "message")
+        hit = store.search("blue door", ALICE, SearchOptions(mode="meaning")).hits[0]
+        similarity[name] = hit.similarity
+        cosine = float(embedder.embed(["the blue door is locked"])[0] @ embedder.embed_query("blue door"))
+        assert similarity[name] == pytest.approx(relatedness(cosine, embedder.unrelated_similarity), abs=1e-3)
+    assert similarity["shifted"] == pytest.approx(2 * similarity["plain"] - 1, abs=1e-3)
+    above = SearchOptions(mode="meaning", threshold=similarity["shifted"] + 0.01)
+    assert not MemoryStore(db, shifted).search("blue door", ALICE, above).hits
+
+
+def test_models_are_recognised_by_the_name_in_their_header():
+    e5 = traits_of("multilingual-e5-small")
+    assert (e5.query_prefix, e5.document_prefix) == ("query: ", "passage: ") and 0 < e5.unrelated_similarity < 1
+    assert traits_of("Multilingual E5 Base") == e5
+    assert traits_of("all-MiniLM-L6-v2") == ModelTraits() == traits_of("multilingual-e5-large-instruct")
+    assert relatedness(e5.unrelated_similarity, e5.unrelated_similarity) == 0 and relatedness(1.0, 0.75) == 1

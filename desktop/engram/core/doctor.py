@@ -99,7 +99,7 @@ def _embedding_model(ctx: dict) -> Check:
         loaded = time.perf_counter() - started
         embedder.embed(["warm-up"])  # the first call allocates llama.cpp's buffers
         started = time.perf_counter()
-        embedder.embed(["a short test sentence"])
+        embedder.embed_query("a short test sentence")
         embed_ms = (time.perf_counter() - started) * 1000
         detail = (f"{path} ({Path(path).stat().st_size / 1e6:.1f} MB), {embedder.dimensions} dimensions,"
                   f" loaded in {loaded * 1000:.0f} ms, one query embedded in {embed_ms:.1f} ms")

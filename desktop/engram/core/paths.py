@@ -19,7 +19,10 @@ DATABASE_FILE = "engram.db"
 # In a source checkout resources/ sits at the repository root; in a PyInstaller bundle, in _MEIPASS.
 RESOURCES_DIR = (Path(getattr(sys, "_MEIPASS", "")) / "resources" if getattr(sys, "frozen", False)
                  else Path(__file__).resolve().parents[3] / "resources")
-BUNDLED_EMBEDDING_MODEL = RESOURCES_DIR / "models" / "all-MiniLM-L6-v2.Q8_0.gguf"
+# The default embedding model: multilingual (Chinese and English alike); resources/models/README.md
+# says how it was made and measured. The English-only MiniLM stays bundled, to be chosen in Settings.
+BUNDLED_EMBEDDING_MODEL = RESOURCES_DIR / "models" / "multilingual-e5-small.Q4_0.gguf"
+MINILM_EMBEDDING_MODEL = RESOURCES_DIR / "models" / "all-MiniLM-L6-v2.Q8_0.gguf"
 
 
 def _resolve(explicit: str | os.PathLike | None, env: str, default: Path) -> Path:

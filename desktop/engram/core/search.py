@@ -12,7 +12,9 @@ reciprocal-rank fusion ("rrf") by far, because RRF throws away how much better t
 is. A candidate that one side did not return counts 0 on that side; the meaning side returns
 more candidates (``meaning_candidates``) because that costs it almost nothing (the scan
 reads every vector anyway) and exact similarities for word matches would cost a lookup each.
-The threshold applies to the cosine similarity of meaning candidates.
+The threshold applies to the similarity of meaning candidates. Similarity is cosine measured
+from where the model puts unrelated texts (``Embedder.unrelated_similarity``: 0 for MiniLM, whose
+cosines are then unchanged, 0.75 for e5), so thresholds and weights mean the same for every model.
 
 Context: a conversation turn rarely says everything by itself ("yes, last Sunday!" answers the
 turn before it), so a message also earns a share of its neighbouring turns' scores, and every
@@ -29,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from engram.core.embeddings import relatedness
 from engram.core.errors import InvalidInput
 from engram.core.records import Memory, now_iso, parse_kind
 from engram.core.scope import Scope
@@ -77,7 +80,8 @@ class SearchOptions:
 class SearchHit:
     memory: Memory
     score: float                      # fused, 1.0 = first on every side that ran
-    similarity: float | None = None   # cosine similarity, when the meaning side found it
+    similarity: float | None = None   # when the meaning side found it: cosine similarity measured from
+                                      # the model's unrelated point (embeddings.relatedness)
     words_rank: int | None = None
     meaning_rank: int | None = None
 
@@ -109,15 +113,16 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
     vector = None
     if use_meaning:
         embedding = time.perf_counter()
-        vector = store.embedder.embed([query])[0]
+        vector = store.embedder.embed_query(query)
         result.embed_ms = (time.perf_counter() - embedding) * 1000
     # Words (SQLite) and meaning (numpy) both release the GIL: on two cores they run side by side.
     side_by_side = use_words and use_meaning and not store.db.in_transaction_here()
     words_future = _WORDS.submit(words_ranked, store, query, scope, options) if side_by_side else None
     if use_meaning:
+        unrelated = store.embedder.unrelated_similarity
         for memory_id, distance in store.vectors.nearest(vector, scope, options.kinds, options.meaning_candidates):
-            if 1.0 - distance >= options.threshold:
-                similarity[memory_id] = 1.0 - distance
+            if (similar := relatedness(1.0 - distance, unrelated)) >= options.threshold:
+                similarity[memory_id] = similar
                 meaning_ids.append(memory_id)
     words = words_future.result() if words_future else words_ranked(store, query, scope, options) if use_words else []
     words_ids = [memory_id for memory_id, _ in words]

@@ -130,12 +130,12 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("GPU layers"), self.gpu_layers)
         form.addRow(self.tr("Longest reply (tokens)"), self.reply_tokens)
         self.embedding_model = ModelPicker(backend, "embedding",
-                                           self.tr("The bundled all-MiniLM-L6-v2 (384 dimensions)"))
+                                           self.tr("The bundled multilingual-e5-small (Chinese, English and more)"))
         form.addRow(self.tr("Embedding model"), self.embedding_model)
-        hint = QLabel(self.tr("A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B"
-                              " Instruct or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model"
-                              " is used as soon as it is saved; your memories are then re-embedded in the background,"
-                              " and found by their words meanwhile."))
+        hint = QLabel(self.tr("A better chat model: pick one with “Download a model…” below, or choose"
+                              " a GGUF file you already have above. A new embedding model is used as soon as it is"
+                              " saved; your memories are then re-embedded in the background, and found by their"
+                              " words meanwhile."))
         hint.setWordWrap(True)
         hint.setObjectName("Muted")
         form.addRow(hint)
