@@ -117,7 +117,7 @@ class LlamaChatModel:
                              hint="the file may be damaged, not a chat model, or need more memory than is free;"
                                   " try a smaller context size or choose another .gguf") from e
         if not chat_format and "tokenizer.chat_template" not in llm.metadata:
-            llm.chat_format = fallback      # a base model without a template (like the demo model)
+            llm.chat_format = fallback      # a base model without a template (like Gemma 3 270M)
         if llm.chat_format not in llm._chat_handlers:
             try:
                 llama_chat_format.get_chat_completion_handler(llm.chat_format)
@@ -318,7 +318,7 @@ def check_fits_memory(path: Path) -> None:
 
 
 def chat_model_path(settings: Settings) -> Path:
-    """The chosen chat model, or the demo model (assembled on first use) when none is chosen."""
+    """The chosen chat model, or the demo model when none is chosen."""
     if settings.chat_model:
         return Path(settings.chat_model).expanduser()
     return demo_model_path()
