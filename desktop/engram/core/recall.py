@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from engram.core.context import RECALLED, Section, TurnContext
 from engram.core.memory_options import MemoryOptions
+from engram.core.prompts import recall_prompt
 from engram.core.records import Kind, wording
 from engram.core.search import SearchHit, SearchOptions
 from engram.core.store import MemoryStore
@@ -80,12 +81,13 @@ class RecallProvider:
                 or bool(ids & (turn.in_context_messages | {turn.message_id})))
 
     def sections(self, turn: TurnContext) -> list[Section]:
-        if self.options.recall_mode == "on_demand":
-            return []
+        if self.options.recall_mode == "on_demand" and turn.can_call_tools:
+            return []                       # without tools, on_demand recall would recall nothing
         hits, notes = self._search(turn.text, turn)
         return [Section("recalled", [{"role": "user", "content": quote(h)} for h in hits],
                         data={"memories": [recalled_json(h, "before_call") for h in hits],
-                              "prompt": self.options.recall_prompt, "notes": notes}, slot=RECALLED)]
+                              "prompt": recall_prompt(self.options.recall_prompt, turn.language), "notes": notes},
+                        slot=RECALLED)]
 
     def tools(self, turn: TurnContext) -> list[Tool]:
         if self.options.recall_mode == "before_call":
@@ -96,7 +98,7 @@ class RecallProvider:
             turn.recalled.extend(recalled_json(h, "search_memory") | {"query": query} for h in hits)
             if not hits:
                 return "No memories found."
-            return block(self.options.recall_prompt, [quote(h) for h in hits])
+            return block(recall_prompt(self.options.recall_prompt, turn.language), [quote(h) for h in hits])
 
         return [Tool("search_memory", "Search what the person said in earlier conversations.",
                      {"type": "object", "properties": {"query": {"type": "string", "description": "what to look for"}},
