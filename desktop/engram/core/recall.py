@@ -7,11 +7,16 @@ placed after the stable prefix. Memories already in the context (window, summary
 is a memory with the same words as a better hit (the same sentence said in three chats is one
 line, not three), and the search scope always includes the user, so one person's memories never
 reach another's turn.
+
+An assistant's reply is not a fact about the person: its score counts ``REPLY_WEIGHT`` of a
+memory in the person's words or of a distilled note, so between two hits that match alike the
+person's own words come first (a reply that is found alone is still recalled).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from engram.core.context import RECALLED, Section, TurnContext
 from engram.core.memory_options import MemoryOptions
@@ -23,6 +28,7 @@ from engram.core.tools import Tool
 
 RECALLED_KINDS = (Kind.MESSAGE, Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPERIENCE, Kind.SUMMARY)
 FENCE = "```"
+REPLY_WEIGHT = 0.85         # mild: measured on LoCoMo with one speaker as the assistant (tests/bench/hygiene_bench.py)
 
 
 def quote(hit: SearchHit) -> str:
@@ -43,6 +49,13 @@ def recalled_json(hit: SearchHit, via: str) -> dict:
 
 def block(prompt: str, lines: list[str]) -> str:
     return f"{prompt}\n{FENCE}memory\n" + "\n".join(lines) + f"\n{FENCE}"
+
+
+def persons_words_first(hits: Iterable[SearchHit]) -> list[SearchHit]:
+    """The hits best first once the assistant's replies count ``REPLY_WEIGHT`` of their score."""
+    weighed = [replace(h, score=h.score * REPLY_WEIGHT) if h.memory.source.get("role") == "assistant" else h
+               for h in hits]
+    return sorted(weighed, key=lambda h: -h.score)
 
 
 def _distinct(hits: Iterable[SearchHit]) -> list[SearchHit]:
@@ -68,7 +81,7 @@ class RecallProvider:
         result = self.store.search(query, turn.search_scope,
                                    SearchOptions(k=2 * wanted + already, threshold=self.options.recall_threshold,
                                                  kinds=RECALLED_KINDS))
-        hits = _distinct(h for h in result.hits if not self._in_context(h, turn))[:wanted]
+        hits = _distinct(persons_words_first(h for h in result.hits if not self._in_context(h, turn)))[:wanted]
         if hits:
             self.store.mark_accessed(h.memory.id for h in hits)
         turn.spent(embed_ms=result.embed_ms, search_ms=result.search_ms)
