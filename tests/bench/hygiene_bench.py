@@ -6,8 +6,8 @@ LoCoMo as tests/bench/retrieval.py reads it (one database per conversation, the 
 search), except that the second speaker of each conversation is stored as the assistant, so
 REPLY_WEIGHT lowers half of all turns, including the evidence of every question about that
 speaker. Prints recall@5/@10 of the search alone and after recall's reordering
-(engram.core.recall.persons_words_first) of its 50 best, overall and for questions whose evidence
-the first speaker said versus the second.
+(engram.core.recall.persons_words_first) of its 50 best with each of --weights, overall and for
+questions whose evidence the first speaker said versus the second.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def main() -> None:
     parser.add_argument("--locomo", type=int, default=10)
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--cached-queries", action="store_true")
+    parser.add_argument("--weights", type=float, nargs="+", default=[REPLY_WEIGHT])
     args = parser.parse_args()
 
     embedder = CachedEmbedder(GGUFEmbedder(BUNDLED_EMBEDDING_MODEL, n_threads=args.threads),
@@ -66,20 +67,20 @@ def main() -> None:
                 group = "by the person" if said_by == {"user"} else "by the 'assistant'" if said_by == {
                     "assistant"} else "by both"
                 hits = run.search("default", DEFAULT, qa["question"], Scope(user=user))
-                for name, ranked in (("search", hits), ("reordered", persons_words_first(hits))):
+                for name, ranked in [("search", hits)] + [(f"x{w}", persons_words_first(hits, w)) for w in args.weights]:
                     units = [normalise_dia_ids([h.memory.source["dia_id"]]) for h in ranked]
                     for k in (5, 10):
                         value = unit_recall(units, evidence, k)
                         scores[f"{name} overall@{k}"].append(value)
                         scores[f"{name} {group}@{k}"].append(value)
         run.close()
-    print(f"LoCoMo, {args.locomo} conversations, second speaker stored as the assistant, REPLY_WEIGHT {REPLY_WEIGHT}")
+    print(f"LoCoMo, {args.locomo} conversations, second speaker stored as the assistant (REPLY_WEIGHT is"
+          f" {REPLY_WEIGHT}); R@5 / R@10 of the search, then reordered with each weight")
     groups = sorted({key.split(" ", 1)[1].rsplit("@", 1)[0] for key in scores})
     for group in groups:
-        count = len(scores[f"search {group}@5"])
-        print(f"  {group:<22} ({count:>4} questions)  R@5 {mean(scores[f'search {group}@5']):.3f} ->"
-              f" {mean(scores[f'reordered {group}@5']):.3f}   R@10 {mean(scores[f'search {group}@10']):.3f} ->"
-              f" {mean(scores[f'reordered {group}@10']):.3f}")
+        figures = "   ".join(f"{name} {mean(scores[f'{name} {group}@5']):.3f} / {mean(scores[f'{name} {group}@10']):.3f}"
+                             for name in ["search"] + [f"x{w}" for w in args.weights])
+        print(f"  {group:<20} ({len(scores[f'search {group}@5']):>4} questions)  {figures}")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ def test_the_persons_words_and_notes_come_before_a_reply_that_matches_alike(stor
     reply = store.add("Your cat is called Miso", scope, "message", source={"role": "assistant"})
     said = store.add("My cat is called Miso", scope, "message", source={"role": "user"})
     note = store.add("The person's cat is called Miso", scope, "fact")
-    hits = persons_words_first([SearchHit(reply, 0.9), SearchHit(said, 0.85), SearchHit(note, 0.8)])
+    hits = persons_words_first([SearchHit(reply, 0.9), SearchHit(said, 0.85), SearchHit(note, 0.82)])
     assert [h.memory.id for h in hits] == [said.id, note.id, reply.id]
     assert hits[-1].score == 0.9 * REPLY_WEIGHT
     alone = persons_words_first([SearchHit(reply, 0.9), SearchHit(said, 0.5)])   # much better: still first
