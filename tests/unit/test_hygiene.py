@@ -4,7 +4,7 @@ person's words and distilled notes before the assistant's replies."""
 from __future__ import annotations
 
 from engram.core.archive import echoed_share
-from engram.core.prompts import FILE_TOOLS, SYSTEM
+from engram.core.prompts import FILE_TOOLS, RECALL, SYSTEM
 from engram.core.recall import REPLY_WEIGHT, persons_words_first
 from engram.core.scope import Scope
 from engram.core.search import SearchHit
@@ -30,6 +30,17 @@ def test_a_reply_that_repeats_the_instructions_is_not_archived(make_engram):
     archived = {m.text for m in engram.store.list(Scope(user="u"), kinds=["message"])}
     assert archived == {"hi", "a snack?", "Trail mix without peanuts."}
     assert first.reply.content in [m.content for m in engram.sessions.messages("s")]   # still in the chat
+
+
+def test_a_reply_that_repeats_the_recalled_memories_is_not_archived(make_engram):
+    engram = make_engram(lambda messages: messages[-1]["content"].rsplit("\n\n", 1)[0])   # the recalled block
+    engram.store.add("I am allergic to peanuts and I live at 12 Rose Street", Scope(user="u", session="old"),
+                     "message")
+    engram.sessions.get_or_create("s", "u")
+    result = engram.turn_engine.send("s", "where do I live, and am I allergic to peanuts?")
+    assert result.reply.content.startswith(RECALL["en"])
+    engram.outbox.run_due()
+    assert RECALL["en"] not in " ".join(m.text for m in engram.store.list(Scope(user="u"), kinds=["message"]))
 
 
 def test_a_user_message_that_quotes_the_instructions_is_archived(make_engram):

@@ -3,9 +3,10 @@ and searchable across sessions (the Agent Framework's chat-history memory). Run 
 a message is archived even when the process died right after storing it.
 
 Only what the person typed and what the model replied is archived; recalled memories, summaries
-and tool results are never stored again as messages. Nor is a reply that merely repeats the
-instructions the model was given (the system message of its turn record: system prompt, file and
-tool instructions), as a small model sometimes does: that is Engram's own text, not a memory.
+and tool results are never stored again as messages. Nor is a reply that merely repeats what
+Engram itself told the model in that turn (its system message: system prompt, file and tool
+instructions; and the block of recalled memories), as a small model sometimes does: that is
+Engram's own text, or memories already kept, not something new.
 """
 
 from __future__ import annotations
@@ -36,6 +37,15 @@ def echoed_share(reply: str, instructions: str) -> float:
     return sum(copied) / len(text)
 
 
+def turn_instructions(messages: list[dict], said: str) -> str:
+    """What Engram itself told the model in a turn: the system messages and, in the person's
+    message, the recalled memories put before their words."""
+    told = [m.get("content") or "" for m in messages if m.get("role") == "system"]
+    told += [m["content"][:-len(said)] for m in messages
+             if m.get("role") == "user" and said and (m.get("content") or "").endswith(said)]
+    return "\n".join(told)
+
+
 class Archiver:
     def __init__(self, sessions: Sessions, store: MemoryStore, storage_scope: tuple[str, ...]):
         self.sessions = sessions
@@ -62,15 +72,15 @@ class Archiver:
         self.store.embed_pending()
 
     def _echo(self, message: Message) -> bool:
-        """Whether a reply merely repeats the instructions its turn gave the model."""
+        """Whether a reply merely repeats what its turn told the model."""
         if message.role != "assistant":
             return False
         try:
-            seen = self.turns.for_reply(message.id).messages
+            record = self.turns.for_reply(message.id)
+            said = self.sessions.message(record.user_message_id).content
         except NotFound:
             return False
-        instructions = "\n".join(m.get("content") or "" for m in seen if m.get("role") == "system")
-        return echoed_share(message.content, instructions) > ECHO_SHARE
+        return echoed_share(message.content, turn_instructions(record.messages, said)) > ECHO_SHARE
 
 
 def forget_message(store: MemoryStore, user: str, message: Message) -> int:
