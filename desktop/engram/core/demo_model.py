@@ -5,7 +5,7 @@ use where pip put it: no copy per person. The package is found without importing
 ``__init__`` imports the ``llm`` tool and llama-cpp-python, which Engram does not need for this),
 so in a PyInstaller build only its data file has to be collected. It was chosen by measurement
 over the Gemma 3 270M base model it replaces (tests/bench/demo_eval.py): an instruct model answers
-instead of continuing the prompt. It knows English only and cannot call tools.
+instead of continuing the prompt. It writes English only and cannot call tools.
 """
 
 from __future__ import annotations

@@ -22,9 +22,10 @@ from engram.ui.sessions_panel import SessionsPanel
 from engram.ui.status_bar import StatusBar
 
 HEALTH_MS = 2000
-DEMO_NOTE = ("<b>This is the tiny demo model</b> (Gemma 3 270M): its answers are mostly babble; it is bundled so"
-             " that Engram works offline at once. For real answers, choose a GGUF chat model such as"
-             " Llama 3.2 3B Instruct (Q4_K_M).")
+DEMO_NOTE = ("<b>This is the tiny demo model</b> (SmolLM2 135M Instruct): it answers in short English sentences,"
+             " often wrongly, seldom uses what Engram recalls, writes no usable Chinese, and cannot use tools"
+             " (session files) or note memories. It is bundled so that Engram works offline at once. For real"
+             " answers, choose a GGUF chat model such as Qwen3 4B or Llama 3.2 3B Instruct (Q4_K_M).")
 
 
 def explain(error: BaseException) -> str:
