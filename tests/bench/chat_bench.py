@@ -1,15 +1,25 @@
 """The turn's cost, run by hand, with the real demo chat model and the bundled embedding model.
 
     .venv/bin/python tests/bench/chat_bench.py [--turns 30] [--max-tokens 64] [--repeat 3] [--memories 2000]
+<<<<<<< HEAD
                                                [--chat-model PATH]
+=======
+    .venv/bin/python tests/bench/chat_bench.py --prefix-only [--repeat 3]
+>>>>>>> demo
 
 Prints: tokens/s of Engram's turn beside a bare llama-cpp-python call on the same model, settings
 and prompt tokens (target ratio >= 0.97); time to first token at turn 1 and at the last turn of one
 session, with the prompt tokens llama.cpp took from its cache; the memory overhead of a turn
+<<<<<<< HEAD
 (embedding the query + hybrid search) over a store of --memories archived messages; time to first
 token of the first and second turns of a new chat after a fresh start (a new Engram and model
 instance), with the stable prefix restored from its saved state (target: first <= 1.5 x second)
 and, for comparison, without it.
+=======
+(embedding the query + hybrid search) over a store of --memories archived messages; and what each
+part of the stable prefix (system prompt, preferences, file instructions and index, tool
+descriptions) costs a new chat's first token with nothing cached, with tools on and off.
+>>>>>>> demo
 """
 
 from __future__ import annotations
@@ -31,16 +41,26 @@ def bare_tokens_per_second(llm, tokens: list[int], max_tokens: int, sampling) ->
     """Stream a completion of the same prompt tokens straight from llama-cpp-python; rate from
     first to last token."""
     stamps = []
+<<<<<<< HEAD
     for chunk in llm.create_completion(tokens, stream=True, max_tokens=max_tokens, temperature=sampling.temperature,
                                        top_p=sampling.top_p, top_k=sampling.top_k,
                                        repeat_penalty=sampling.repeat_penalty):
         if chunk["choices"][0]["text"]:
+=======
+    if llm.chat_format == "gemma":
+        messages = gemma_turns(messages)
+    for chunk in llm.create_chat_completion(messages, stream=True, max_tokens=max_tokens,
+                                            temperature=sampling.temperature, top_p=sampling.top_p,
+                                            top_k=sampling.top_k, repeat_penalty=sampling.repeat_penalty):
+        if chunk["choices"][0]["delta"].get("content"):
+>>>>>>> demo
             stamps.append(time.perf_counter())
     if len(stamps) < 2:
         return 0.0, len(stamps)
     return (len(stamps) - 1) / (stamps[-1] - stamps[0]), len(stamps)
 
 
+<<<<<<< HEAD
 def first_turns_after_a_fresh_start(label: str) -> tuple[float, float]:
     """Open Engram anew (a new model instance, as after a restart), start a new chat and return the
     time to first token of its first and second turns."""
@@ -59,6 +79,46 @@ def first_turns_after_a_fresh_start(label: str) -> tuple[float, float]:
               f" {t['cached_tokens']}/{result.record.tokens['prompt']} prompt tokens not evaluated")
     engram.close()
     return turns[0], turns[1]
+=======
+def first_token_ms(model, system: str, repeat: int) -> float:
+    """Shortest time to the first token of a reply to "Hello" after ``system``, read afresh each
+    time (a different first line, so llama.cpp reuses none of the previous prompt); the shortest,
+    as other work on the machine only ever adds to it."""
+    times = []
+    for n in range(repeat):
+        generation = model.generate([{"role": "system", "content": f"[{time.time_ns() % 10**6}-{n}]\n{system}"},
+                                     {"role": "user", "content": "Hello"}], max_tokens=1)
+        times.append(generation.prompt_ms)
+    return min(times)
+
+
+def prefix_costs(engram, model, repeat: int) -> None:
+    """The stable prefix of a chat with five files and two preferences, built up part by part in
+    the turn's order: tokens and first-token time (nothing cached) once each part is added. Added
+    up, not subtracted: on a busy machine the difference of two timings is mostly noise."""
+    from engram.core.context import STABLE, TurnContext
+    from engram.core.memory_options import session_scope
+    from engram.core.prompts import EN
+
+    session = engram.sessions.get_or_create("prefix", "U")
+    for n in range(5):
+        engram.files.write(session.folder, f"note-{n}.md", f"# Note {n}\ntext", f"notes about topic {n}")
+    engram.preferences.set("U", "tone", "friendly")
+    engram.preferences.set("U", "detail", "brief")
+    options = engram.memory_options
+    print(f"no system message: first token {first_token_ms(model, '', repeat):.0f} ms")
+    for tools in (True, False):
+        turn = TurnContext(session, "Hello", 0, session_scope(session, options.storage_scope),
+                           session_scope(session, options.search_scope), model.count_tokens, EN, tools)
+        sections, _ = engram.turn_engine._context(turn)          # the turn's own providers and order
+        parts = [(s.name, "\n\n".join(m["content"] for m in s.messages)) for s in sections if s.slot == STABLE]
+        print(f"stable prefix, tools {'on' if tools else 'off'}:")
+        for end in range(1, len(parts) + 1):
+            prefix = "\n\n".join(text for _, text in parts[:end])
+            name, text = parts[end - 1]
+            print(f"  + {name:<12} {model.count_tokens(text):>4} tokens -> {model.count_tokens(prefix):>4} tokens,"
+                  f" first token {first_token_ms(model, prefix, repeat):6.0f} ms")
+>>>>>>> demo
 
 
 def main() -> None:
@@ -67,7 +127,11 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memories", type=int, default=2000)
+<<<<<<< HEAD
     parser.add_argument("--chat-model", default="", help="a .gguf (default: the demo model)")
+=======
+    parser.add_argument("--prefix-only", action="store_true", help="only the stable prefix's costs")
+>>>>>>> demo
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="engram-chat-bench-"))
@@ -89,6 +153,10 @@ def main() -> None:
     model = engram.chat_model()
     print(f"chat model {model.path.name} ({model.chat_format}), context {model.context_tokens},"
           f" threads {engram.settings.chat_threads or os.cpu_count()}")
+    if args.prefix_only:
+        prefix_costs(engram, model, args.repeat)
+        engram.close()
+        return
 
     topics = ["peanuts", "the train to Lyon", "my sister's birthday", "a bug in the parser", "hiking boots",
               "the rent", "tomato soup", "a printer error", "Python packaging", "the dentist"]
@@ -100,7 +168,7 @@ def main() -> None:
     # 1. tokens/s: Engram's turn against a bare call on the same prompt, alternating to share the noise.
     bare = Llama(model_path=str(model.path), n_ctx=model.context_tokens, n_threads=engram.settings.chat_threads
                  or os.cpu_count(), n_threads_batch=engram.settings.chat_threads or os.cpu_count(),
-                 swa_full=True, verbose=False)
+                 swa_full=True, chat_format=model.chat_format, verbose=False)
     ours, theirs = [], []
     for n in range(args.repeat):
         engram.sessions.get_or_create(f"speed-{n}", "U")
@@ -136,6 +204,9 @@ def main() -> None:
     overhead = [r[5] + r[6] for r in rows]
     print(f"memory overhead per turn (embed + search, {engram.store.count():,} memories):"
           f" median {statistics.median(overhead):.1f} ms, max {max(overhead):.1f} ms")
+
+    # 4. what the stable prefix costs a new chat.
+    prefix_costs(engram, model, args.repeat)
     engram.close()
 
     # 4. A fresh start: the stable prefix evaluated by the runs above is restored from its state file.

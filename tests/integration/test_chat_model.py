@@ -1,5 +1,6 @@
-"""The chat runtime on the real demo model (Gemma 3 270M): streaming, Stop, limits, JSON, KV reuse,
-and two callers at once. The model babbles (it is a tiny base model); these tests check mechanics."""
+"""The chat runtime on the real demo model (SmolLM2-135M-Instruct): streaming, Stop, limits, JSON,
+KV reuse, and two callers at once. The model is tiny; these tests check mechanics. A base model
+without a chat template (Gemma 3 270M) checks the fallback format."""
 
 from __future__ import annotations
 
@@ -77,12 +78,20 @@ def test_count_tokens(real_chat_model):
     assert real_chat_model.count_tokens("我对花生过敏") >= 2
 
 
-def test_the_system_message_reaches_the_model(real_chat_model):
+def test_the_system_message_reaches_the_model(real_chat_model, base_model_path):
     """llama-cpp-python's gemma format drops system messages; ours folds them into the first turn."""
-    plain = real_chat_model.generate([{"role": "user", "content": "Hi"}], max_tokens=1)
-    told = real_chat_model.generate([{"role": "system", "content": "The person is allergic to peanuts."},
-                                     {"role": "user", "content": "Hi"}], max_tokens=1)
-    assert told.prompt_tokens >= plain.prompt_tokens + 6
+    from engram.core.chat_model import LlamaChatModel
+
+    base = LlamaChatModel(base_model_path, context_size=256)
+    try:
+        for model in (real_chat_model, base):      # (a chat template may have a default system text)
+            short = model.generate([{"role": "system", "content": "Be kind."},
+                                    {"role": "user", "content": "Hi"}], max_tokens=1)
+            told = model.generate([{"role": "system", "content": "Be kind. The person is allergic to peanuts."},
+                                   {"role": "user", "content": "Hi"}], max_tokens=1)
+            assert told.prompt_tokens >= short.prompt_tokens + 6
+    finally:
+        base.close()
 
 
 def test_json_schema_output_parses_and_matches(real_chat_model):
@@ -152,8 +161,13 @@ def test_the_shortlist_grammar_mask_picks_what_the_whole_vocabulary_grammar_pick
     assert ours.startswith('{ "kind": "')           # may be cut at 12 tokens; the same cut for both
 
 
-def test_a_model_without_a_template_gets_the_gemma_format(real_chat_model):
-    assert real_chat_model.chat_format == "gemma"
+def test_a_model_without_a_template_gets_the_gemma_format(real_chat_model, base_model_path):
+    from engram.core.chat_model import LlamaChatModel
+
+    assert real_chat_model.chat_format != "gemma"            # the demo model's own template
+    base = LlamaChatModel(base_model_path, context_size=256)
+    assert base.chat_format == "gemma"
+    base.close()
 
 
 def test_an_unknown_chat_format_is_a_clear_error(real_chat_model):

@@ -1,5 +1,5 @@
-"""Distillation with the real demo chat model (Gemma 3 270M) and real embeddings. The tiny model
-babbles, so this checks the plumbing only: grammar-constrained answers reach the store, or the
+"""Distillation with the real demo chat model (SmolLM2-135M-Instruct) and real embeddings. The tiny
+model's notes are poor, so this checks the plumbing only: grammar-constrained answers reach the store, or the
 job fails cleanly through the outbox; the person's messages never change."""
 
 from __future__ import annotations

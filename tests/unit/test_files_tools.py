@@ -3,7 +3,8 @@
 import pytest
 
 from engram.core.context import STABLE, TurnContext
-from engram.core.files.provider import FileMemoryProvider, INSTRUCTIONS
+from engram.core.files.provider import FileMemoryProvider
+from engram.core.prompts import EN, FILE_LIST, FILE_TOOLS, ZH
 from engram.core.files.tools import file_tools
 from engram.core.scope import Scope
 from engram.core.sessions import Sessions
@@ -61,21 +62,22 @@ def test_search_finds_the_folders_chunks_only(tools, index, session, store, db):
     assert result.startswith("[plan.md line 2]") and "other session" not in result and "plain fact" not in result
 
 
-def _turn(session, text="hello"):
+def _turn(session, text="hello", language=EN, can_call_tools=True):
     return TurnContext(session=session, text=text, message_id=1, storage_scope=Scope(user="alice", session="s1"),
-                       search_scope=Scope(user="alice"), count_tokens=lambda s: len(s.split()))
+                       search_scope=Scope(user="alice"), count_tokens=lambda s: len(s.split()),
+                       language=language, can_call_tools=can_call_tools)
 
 
 def test_provider_gives_instructions_tools_and_the_index_within_its_budget(index, session):
     provider = FileMemoryProvider(index, index_tokens=40)
     [section] = provider.sections(_turn(session))
-    assert section.slot == STABLE and section.messages[0]["content"] == INSTRUCTIONS and section.data["files"] == []
+    assert section.slot == STABLE and section.messages[0]["content"] == FILE_TOOLS[EN] and section.data["files"] == []
     for n in range(30):
         index.write(session.folder, f"file-{n:02}.md", f"# Note {n}\ntext", f"description number {n}")
     [section] = provider.sections(_turn(session))
     content = section.messages[0]["content"]
     assert "- file-00.md: description number 0" in content and "more; files_list shows all" in content
-    index_part = content[len(INSTRUCTIONS):]
+    index_part = content[len(FILE_TOOLS[EN]):]
     assert len(index_part.split()) <= 40 and 0 < len(section.data["files"]) < 30
     assert {t.name for t in provider.tools(_turn(session))} == {
         "files_write", "files_read", "files_delete", "files_list", "files_grep", "files_search"}
@@ -88,3 +90,18 @@ def test_a_pipe_in_the_folder_is_refused_not_waited_on(tools, index, session):
     path.mkdir(parents=True, exist_ok=True)
     os.mkfifo(path / "pipe.md")           # nobody ever writes to it: a plain open() would block forever
     assert "not a regular file" in tools["files_read"].call({"name": "pipe.md"})
+
+
+def test_a_chinese_turn_gets_the_chinese_instructions(index, session):
+    index.write(session.folder, "plan.md", "# 行程\n", "去杭州的行程")
+    [section] = FileMemoryProvider(index).sections(_turn(session, "帮我看看行程", language=ZH))
+    content = section.messages[0]["content"]
+    assert content.startswith(FILE_TOOLS[ZH]) and "- plan.md: 去杭州的行程" in content
+
+
+def test_a_model_without_tools_gets_only_the_list_of_files(index, session):
+    provider = FileMemoryProvider(index)
+    assert provider.sections(_turn(session, can_call_tools=False)) == []     # no files: nothing at all
+    index.write(session.folder, "plan.md", "# Plan\n", "the trip plan")
+    [section] = provider.sections(_turn(session, can_call_tools=False))
+    assert section.messages[0]["content"] == f"{FILE_LIST[EN]}\n- plan.md: the trip plan"

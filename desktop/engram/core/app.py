@@ -189,7 +189,8 @@ class Engram:
     @cached_property
     def turn_engine(self) -> TurnEngine:
         return TurnEngine(self.sessions, self.turns, self.store, self.outbox, self.chat_model,
-                          self.context_providers(), self.memory_options)
+                          self.context_providers(), self.memory_options,
+                          preferred_language=lambda user: str(self.preferences.get(user).get("language", "")))
 
     def delete_session(self, session_id: str) -> DeletedSession:
         """Forget a session for real: messages, turn records and the memories taken from it. Then,

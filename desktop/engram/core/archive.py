@@ -3,7 +3,10 @@ and searchable across sessions (the Agent Framework's chat-history memory). Run 
 a message is archived even when the process died right after storing it.
 
 Only what the person typed and what the model replied is archived; recalled memories, summaries
-and tool results are never stored again as messages.
+and tool results are never stored again as messages. Nor is a reply that merely repeats what
+Engram itself told the model in that turn (its system message: system prompt, file and tool
+instructions; and the block of recalled memories), as a small model sometimes does: that is
+Engram's own text, or memories already kept, not something new.
 """
 
 from __future__ import annotations
@@ -13,8 +16,34 @@ from engram.core.memory_options import session_scope
 from engram.core.records import MAX_TEXT_CHARS, Actor, Kind
 from engram.core.sessions import Message, Sessions
 from engram.core.store import MemoryStore
+from engram.core.turns import Turns
 
 ARCHIVE_JOB = "archive_message"
+ECHO_RUN = 24               # characters: a run this long found in the instructions was copied from them
+ECHO_SHARE = 0.5            # a reply more than half copied merely repeats them
+
+
+def echoed_share(reply: str, instructions: str) -> float:
+    """The share of the reply (case and spacing aside) in runs of ECHO_RUN characters or more that
+    appear word for word in the instructions, wherever they are and in any order."""
+    text, source = " ".join(reply.lower().split()), " ".join(instructions.lower().split())
+    if len(text) < ECHO_RUN or len(source) < ECHO_RUN:
+        return 0.0
+    runs = {source[i:i + ECHO_RUN] for i in range(len(source) - ECHO_RUN + 1)}
+    copied = [False] * len(text)
+    for i in range(len(text) - ECHO_RUN + 1):
+        if text[i:i + ECHO_RUN] in runs:
+            copied[i:i + ECHO_RUN] = [True] * ECHO_RUN
+    return sum(copied) / len(text)
+
+
+def turn_instructions(messages: list[dict], said: str) -> str:
+    """What Engram itself told the model in a turn: the system messages and, in the person's
+    message, the recalled memories put before their words."""
+    told = [m.get("content") or "" for m in messages if m.get("role") == "system"]
+    told += [m["content"][:-len(said)] for m in messages
+             if m.get("role") == "user" and said and (m.get("content") or "").endswith(said)]
+    return "\n".join(told)
 
 
 class Archiver:
@@ -22,6 +51,7 @@ class Archiver:
         self.sessions = sessions
         self.store = store
         self.storage_scope = storage_scope
+        self.turns = Turns(sessions.db)
 
     def __call__(self, payload: dict) -> None:
         try:
@@ -29,7 +59,7 @@ class Archiver:
             session = self.sessions.get(message.session_id)
         except NotFound:
             return                                   # the session was deleted: nothing to keep
-        if message.role in ("user", "assistant") and message.content.strip():
+        if message.role in ("user", "assistant") and message.content.strip() and not self._echo(message):
             self.store.add(message.content[:MAX_TEXT_CHARS], session_scope(session, self.storage_scope), Kind.MESSAGE,
                            actor=Actor.USER if message.role == "user" else Actor.MODEL, embed=False,
                            source_ids=(message.id,), created_at=message.created_at,
@@ -40,6 +70,17 @@ class Archiver:
             except NotFound:                         # deleted meanwhile (a reply Retry replaced): forget it too
                 forget_message(self.store, session.user, message)
         self.store.embed_pending()
+
+    def _echo(self, message: Message) -> bool:
+        """Whether a reply merely repeats what its turn told the model."""
+        if message.role != "assistant":
+            return False
+        try:
+            record = self.turns.for_reply(message.id)
+            said = self.sessions.message(record.user_message_id).content
+        except NotFound:
+            return False
+        return echoed_share(message.content, turn_instructions(record.messages, said)) > ECHO_SHARE
 
 
 def forget_message(store: MemoryStore, user: str, message: Message) -> int:

@@ -314,7 +314,7 @@ def check_fits_memory(path: Path) -> None:
 
 
 def chat_model_path(settings: Settings) -> Path:
-    """The chosen chat model, or the demo model (assembled on first use) when none is chosen."""
+    """The chosen chat model, or the demo model when none is chosen."""
     if settings.chat_model:
         return Path(settings.chat_model).expanduser()
     return demo_model_path()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from engram.core.prompts import EN
 from engram.core.scope import Scope
 from engram.core.sessions import Session
 from engram.core.tools import Tool
@@ -46,6 +47,8 @@ class TurnContext:
     storage_scope: Scope
     search_scope: Scope
     count_tokens: Callable[[str], int]
+    language: str = EN                   # of the default prompts (engram.core.prompts.turn_language)
+    can_call_tools: bool = True          # False: the model gets no tools and no instructions for them
     in_context_messages: set[int] = field(default_factory=set)   # message ids already in the window
     in_context_memories: set[int] = field(default_factory=set)   # memory ids already in the context
     recalled: list[dict] = field(default_factory=list)           # memories found by tools, for the record

@@ -15,6 +15,7 @@ from engram.core.settings import Settings
 
 RECALL_MODES = ("before_call", "on_demand", "hybrid")
 DISTILL_CHOICES = ("auto", "on", "off")
+TOOLS_CHOICES = ("auto", "on", "off")
 SCOPE_DIMENSIONS = ("agent", "user", "session")
 
 
@@ -36,11 +37,20 @@ def session_scope(session: Session, dims: tuple[str, ...]) -> Scope:
 
 def distill_wanted(settings: Settings) -> bool:
     """Whether to distill memories: "auto" means on for a chat model the person chose and off for
-    the demo model (empty ``chat_model``), a tiny base model whose notes would be babble."""
+    the demo model (empty ``chat_model``), too small to write useful notes (tests/bench/demo_eval.py)."""
     if settings.distill_memories not in DISTILL_CHOICES:
         raise InvalidInput(f"distill_memories cannot be {settings.distill_memories!r}",
                            hint="use " + ", ".join(DISTILL_CHOICES))
     return settings.distill_memories == "on" or (settings.distill_memories == "auto" and bool(settings.chat_model))
+
+
+def tools_wanted(settings: Settings) -> bool:
+    """Whether the model gets tools (session files, search_memory): "auto" means on for a chat
+    model the person chose and off for the demo model, which never calls them (measured in
+    tests/bench/demo_eval.py); their instructions would only lengthen every prompt."""
+    if settings.chat_tools not in TOOLS_CHOICES:
+        raise InvalidInput(f"chat_tools cannot be {settings.chat_tools!r}", hint="use " + ", ".join(TOOLS_CHOICES))
+    return settings.chat_tools == "on" or (settings.chat_tools == "auto" and bool(settings.chat_model))
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class MemoryOptions:
     storage_scope: tuple[str, ...] = ("user", "session")
     search_scope: tuple[str, ...] = ("user",)
     distill: bool = False                 # distill_memories resolved by distill_wanted
+    tools: bool = True                    # chat_tools resolved by tools_wanted
 
     def __post_init__(self):
         if self.recall_mode not in RECALL_MODES:
@@ -71,4 +82,4 @@ class MemoryOptions:
                    settings.summary_keep, settings.recall_mode, settings.recall_max_results,
                    float(settings.recall_threshold), settings.recall_prompt,
                    scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope),
-                   distill_wanted(settings))
+                   distill_wanted(settings), tools_wanted(settings))

@@ -22,6 +22,7 @@ from engram.core.distill import DISTILL_JOB, sessions_to_distill
 from engram.core.errors import InvalidInput, ModelError
 from engram.core.memory_options import MemoryOptions, session_scope
 from engram.core.outbox import Outbox
+from engram.core.prompts import recall_prompt, system_prompt, turn_language
 from engram.core.recall import block
 from engram.core.sessions import Message, Session, Sessions
 from engram.core.store import MemoryStore
@@ -61,7 +62,8 @@ def assemble(sections: Sequence[Section], text: str, default_prompt: str) -> lis
 class TurnEngine:
     def __init__(self, sessions: Sessions, turns: Turns, store: MemoryStore, outbox: Outbox,
                  chat_model: Callable[[], ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
-                 *, max_tokens: int | None = None, max_tool_rounds: int = 3):
+                 *, max_tokens: int | None = None, max_tool_rounds: int = 3,
+                 preferred_language: Callable[[str], str] = lambda user: ""):
         self.sessions = sessions
         self.turns = turns
         self.store = store
@@ -71,6 +73,7 @@ class TurnEngine:
         self.options = options
         self.max_tokens = max_tokens
         self.max_tool_rounds = max_tool_rounds
+        self.preferred_language = preferred_language    # user -> their ``language`` preference, or ""
 
     def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
              stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
@@ -106,7 +109,8 @@ class TurnEngine:
         session_id, text = session.id, user_message.content
         model = self.chat_model()
         turn = TurnContext(session, text, user_message.id, session_scope(session, self.options.storage_scope),
-                           session_scope(session, self.options.search_scope), model.count_tokens)
+                           session_scope(session, self.options.search_scope), model.count_tokens,
+                           turn_language(self.preferred_language(session.user), text), self.options.tools)
         turn.in_context_messages.update(m.id for m in replaced)    # recall must not bring a replaced reply back
         sections, tools = self._context(turn)
         reply_tokens = max_tokens or self.max_tokens or DEFAULT_REPLY_TOKENS
@@ -117,7 +121,7 @@ class TurnEngine:
             raise ModelError(f"the message and the system prompt need more than the model's {model.context_tokens}"
                              " tokens of context", hint="shorten the message (it is saved) or raise the context size")
         context_ms = (time.perf_counter() - started) * 1000
-        messages = assemble(sections, text, self.options.recall_prompt)
+        messages = assemble(sections, text, recall_prompt(self.options.recall_prompt, turn.language))
 
         shown = HiddenMarkup(on_token)
         generations, tool_calls, first_token = [], [], [0.0]
@@ -166,11 +170,13 @@ class TurnEngine:
         return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
 
     def _context(self, turn: TurnContext) -> tuple[list[Section], list[Tool]]:
-        sections = [Section("system", [{"role": "system", "content": self.options.system_prompt}])]
+        sections = [Section("system", [{"role": "system",
+                                        "content": system_prompt(self.options.system_prompt, turn.language)}])]
         tools: list[Tool] = []
         for provider in self.providers:
             sections += provider.sections(turn)
-            tools += provider.tools(turn)
+            if turn.can_call_tools:
+                tools += provider.tools(turn)
         if tools:
             sections.append(Section("tools", [{"role": "system", "content": describe(tools)}],
                                     data={"names": [t.name for t in tools]}))

@@ -165,10 +165,13 @@ class MainWindow(QMainWindow):
             self.chat.first_run.hide()
         else:
             self.chat.first_run.show_message(
-                self.tr("<b>This is the tiny demo model</b> (Gemma 3 270M): its answers are mostly babble; it is"
-                        " bundled so that Engram works offline at once. For real answers, choose a GGUF chat model"
-                        " such as Llama 3.2 3B Instruct (Q4_K_M)."), "info",
-                [(self.tr("Choose a GGUF model…"), self.choose_chat_model)])
+                self.tr("<b>This is the tiny demo model</b> (SmolLM2 135M Instruct): it answers in short English"
+                        " sentences, often wrongly, seldom uses what Engram recalls, writes no usable Chinese, and"
+                        " cannot use tools (session files) or note memories. It is bundled so that Engram works"
+                        " offline at once. For real answers, download a chat model such as Qwen3 4B or Llama 3.2 3B"
+                        " Instruct, or choose a GGUF file you have."), "info",
+                [(self.tr("Download a model…"), self.download_model),
+                 (self.tr("Choose a GGUF model…"), self.choose_chat_model)])
 
     def load_model(self) -> None:
         """Load the chat model in the background; the window stays usable meanwhile."""
@@ -191,6 +194,11 @@ class MainWindow(QMainWindow):
 
     def choose_chat_model(self) -> None:
         self.open_settings(page="Models")
+
+    def download_model(self) -> None:
+        """The model catalog, over the Settings page it belongs to (a model chosen there is used at once)."""
+        self.open_settings(page="Models")
+        self.settings_dialog.open_models()
 
     # -- sessions -------------------------------------------------------------------------------
 

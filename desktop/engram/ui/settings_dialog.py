@@ -118,8 +118,8 @@ class SettingsDialog(QDialog):
 
         models = QWidget()
         form = QFormLayout(models)
-        self.chat_model = ModelPicker(backend, "chat", self.tr("The bundled demo model (Gemma 3 270M: tiny, for"
-                                                               " trying Engram out; its answers are babble)"))
+        self.chat_model = ModelPicker(backend, "chat", self.tr("The bundled demo model (SmolLM2 135M Instruct: tiny,"
+                                                               " for trying Engram out; English only, no tools)"))
         form.addRow(self.tr("Chat model"), self.chat_model)
         self.context_size = QSpinBox(minimum=512, maximum=262_144, singleStep=512)
         self.threads = QSpinBox(minimum=0, maximum=256, specialValueText=self.tr("one per CPU"))
