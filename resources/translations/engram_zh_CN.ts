@@ -445,8 +445,12 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>嵌入模型已加载：尚未嵌入的记忆将在后台完成嵌入</translation>
     </message>
     <message>
-        <source>&lt;b&gt;This is the tiny demo model&lt;/b&gt; (Gemma 3 270M): its answers are mostly babble; it is bundled so that Engram works offline at once. For real answers, choose a GGUF chat model such as Llama 3.2 3B Instruct (Q4_K_M).</source>
-        <translation>&lt;b&gt;当前是小型演示模型&lt;/b&gt;（Gemma 3 270M）：它的回答大多语无伦次，内置它只是为了让 Engram 装好即可离线使用。想要真正有用的回答，请选择一个 GGUF 对话模型，例如 Llama 3.2 3B Instruct（Q4_K_M）。</translation>
+        <source>&lt;b&gt;This is the tiny demo model&lt;/b&gt; (SmolLM2 135M Instruct): it answers in short English sentences, often wrongly, seldom uses what Engram recalls, writes no usable Chinese, and cannot use tools (session files) or note memories. It is bundled so that Engram works offline at once. For real answers, download a chat model such as Qwen3 4B or Llama 3.2 3B Instruct, or choose a GGUF file you have.</source>
+        <translation>&lt;b&gt;这是小型演示模型&lt;/b&gt;（SmolLM2 135M Instruct）：它只用简短的英文句子回答，常常出错，很少用到 Engram 回忆起的内容，写不出可用的中文，也不会使用工具（会话文件）或记下记忆。内置它是为了让 Engram 离线即可使用。想要真正有用的回答，请下载对话模型（如 Qwen3 4B 或 Llama 3.2 3B Instruct），或选择你已有的 GGUF 文件。</translation>
+    </message>
+    <message>
+        <source>Download a model…</source>
+        <translation>下载模型…</translation>
     </message>
     <message>
         <source>Choose a GGUF model…</source>
@@ -1105,10 +1109,6 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>设置</translation>
     </message>
     <message>
-        <source>The bundled demo model (Gemma 3 270M: tiny, for trying Engram out; its answers are babble)</source>
-        <translation>内置演示模型（Gemma 3 270M：很小，仅供试用 Engram；回答语无伦次）</translation>
-    </message>
-    <message>
         <source>Chat model</source>
         <translation>对话模型</translation>
     </message>
@@ -1137,16 +1137,20 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>最长回复（token）</translation>
     </message>
     <message>
-        <source>The bundled all-MiniLM-L6-v2 (384 dimensions)</source>
-        <translation>内置的 all-MiniLM-L6-v2（384 维）</translation>
-    </message>
-    <message>
         <source>Embedding model</source>
         <translation>嵌入模型</translation>
     </message>
     <message>
-        <source>A better chat model: download an instruction-tuned GGUF file (e.g. Llama 3.2 3B Instruct or Qwen2.5 7B Instruct, Q4_K_M) and choose it above. A new embedding model is used as soon as it is saved; your memories are then re-embedded in the background, and found by their words meanwhile.</source>
-        <translation>想要更好的对话模型：下载一个经过指令微调的 GGUF 文件（例如 Llama 3.2 3B Instruct 或 Qwen2.5 7B Instruct，Q4_K_M），然后在上方选择它。新的嵌入模型保存后立即生效；你的记忆会在后台重新嵌入，在此期间仍可按关键词查找。</translation>
+        <source>The bundled demo model (SmolLM2 135M Instruct: tiny, for trying Engram out; English only, no tools)</source>
+        <translation>内置演示模型（SmolLM2 135M Instruct：很小，用于试用 Engram；仅英文，不能使用工具）</translation>
+    </message>
+    <message>
+        <source>The bundled multilingual-e5-small (Chinese, English and more)</source>
+        <translation>内置的 multilingual-e5-small（中文、英文及更多语言）</translation>
+    </message>
+    <message>
+        <source>A better chat model: pick one with “Download a model…” below, or choose a GGUF file you already have above. A new embedding model is used as soon as it is saved; your memories are then re-embedded in the background, and found by their words meanwhile.</source>
+        <translation>想要更好的对话模型：用下方的“下载模型…”挑选一个，或在上方选择你已有的 GGUF 文件。新的嵌入模型保存后立即生效；你的记忆随后会在后台重新嵌入，在此期间仍可按文字找到。</translation>
     </message>
     <message>
         <source>Download a model…</source>

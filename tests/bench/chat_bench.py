@@ -1,25 +1,18 @@
 """The turn's cost, run by hand, with the real demo chat model and the bundled embedding model.
 
     .venv/bin/python tests/bench/chat_bench.py [--turns 30] [--max-tokens 64] [--repeat 3] [--memories 2000]
-<<<<<<< HEAD
                                                [--chat-model PATH]
-=======
     .venv/bin/python tests/bench/chat_bench.py --prefix-only [--repeat 3]
->>>>>>> demo
 
 Prints: tokens/s of Engram's turn beside a bare llama-cpp-python call on the same model, settings
 and prompt tokens (target ratio >= 0.97); time to first token at turn 1 and at the last turn of one
 session, with the prompt tokens llama.cpp took from its cache; the memory overhead of a turn
-<<<<<<< HEAD
 (embedding the query + hybrid search) over a store of --memories archived messages; time to first
 token of the first and second turns of a new chat after a fresh start (a new Engram and model
 instance), with the stable prefix restored from its saved state (target: first <= 1.5 x second)
-and, for comparison, without it.
-=======
-(embedding the query + hybrid search) over a store of --memories archived messages; and what each
+and, for comparison, without it. And what each
 part of the stable prefix (system prompt, preferences, file instructions and index, tool
 descriptions) costs a new chat's first token with nothing cached, with tools on and off.
->>>>>>> demo
 """
 
 from __future__ import annotations
@@ -41,26 +34,16 @@ def bare_tokens_per_second(llm, tokens: list[int], max_tokens: int, sampling) ->
     """Stream a completion of the same prompt tokens straight from llama-cpp-python; rate from
     first to last token."""
     stamps = []
-<<<<<<< HEAD
     for chunk in llm.create_completion(tokens, stream=True, max_tokens=max_tokens, temperature=sampling.temperature,
                                        top_p=sampling.top_p, top_k=sampling.top_k,
                                        repeat_penalty=sampling.repeat_penalty):
         if chunk["choices"][0]["text"]:
-=======
-    if llm.chat_format == "gemma":
-        messages = gemma_turns(messages)
-    for chunk in llm.create_chat_completion(messages, stream=True, max_tokens=max_tokens,
-                                            temperature=sampling.temperature, top_p=sampling.top_p,
-                                            top_k=sampling.top_k, repeat_penalty=sampling.repeat_penalty):
-        if chunk["choices"][0]["delta"].get("content"):
->>>>>>> demo
             stamps.append(time.perf_counter())
     if len(stamps) < 2:
         return 0.0, len(stamps)
     return (len(stamps) - 1) / (stamps[-1] - stamps[0]), len(stamps)
 
 
-<<<<<<< HEAD
 def first_turns_after_a_fresh_start(label: str) -> tuple[float, float]:
     """Open Engram anew (a new model instance, as after a restart), start a new chat and return the
     time to first token of its first and second turns."""
@@ -79,7 +62,8 @@ def first_turns_after_a_fresh_start(label: str) -> tuple[float, float]:
               f" {t['cached_tokens']}/{result.record.tokens['prompt']} prompt tokens not evaluated")
     engram.close()
     return turns[0], turns[1]
-=======
+
+
 def first_token_ms(model, system: str, repeat: int) -> float:
     """Shortest time to the first token of a reply to "Hello" after ``system``, read afresh each
     time (a different first line, so llama.cpp reuses none of the previous prompt); the shortest,
@@ -118,7 +102,6 @@ def prefix_costs(engram, model, repeat: int) -> None:
             name, text = parts[end - 1]
             print(f"  + {name:<12} {model.count_tokens(text):>4} tokens -> {model.count_tokens(prefix):>4} tokens,"
                   f" first token {first_token_ms(model, prefix, repeat):6.0f} ms")
->>>>>>> demo
 
 
 def main() -> None:
@@ -127,11 +110,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--memories", type=int, default=2000)
-<<<<<<< HEAD
     parser.add_argument("--chat-model", default="", help="a .gguf (default: the demo model)")
-=======
     parser.add_argument("--prefix-only", action="store_true", help="only the stable prefix's costs")
->>>>>>> demo
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="engram-chat-bench-"))
@@ -209,7 +189,7 @@ def main() -> None:
     prefix_costs(engram, model, args.repeat)
     engram.close()
 
-    # 4. A fresh start: the stable prefix evaluated by the runs above is restored from its state file.
+    # 5. A fresh start: the stable prefix evaluated by the runs above is restored from its state file.
     first, second = first_turns_after_a_fresh_start("saved prefix")
     print(f"time to first token after a fresh start  turn 1: {first:.0f} ms  turn 2: {second:.0f} ms"
           f"  ratio {first / second:.2f} (target <= 1.5)")
