@@ -29,10 +29,12 @@ def test_the_shipped_catalog_covers_small_chat_models_and_the_embedding_models()
     assert {e.name for e in catalog.of_kind("embedding")} >= {"all-minilm-l6-v2", "multilingual-e5-small"}
 
 
-def test_the_bundled_embedding_model_entry_states_the_real_file():
-    entry = load_catalog().get("all-minilm-l6-v2")
+@pytest.mark.parametrize("name, bundled", [("multilingual-e5-small", paths.BUNDLED_EMBEDDING_MODEL),
+                                           ("all-minilm-l6-v2", paths.MINILM_EMBEDDING_MODEL)])
+def test_the_bundled_embedding_model_entries_state_the_real_files(name, bundled):
+    entry = load_catalog().get(name)
     path = paths.RESOURCES_DIR / entry.bundled
-    assert path == paths.BUNDLED_EMBEDDING_MODEL
+    assert path == bundled
     assert path.stat().st_size == entry.size and hashlib.sha256(path.read_bytes()).hexdigest() == entry.sha256
 
 
