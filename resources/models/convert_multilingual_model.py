@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import hashlib
 import importlib.util
 import json
 import struct
@@ -44,6 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from convert_embedding_model import sha256_of   # the sibling script (same folder)
 
 OUTPUT_NAME = "multilingual-e5-small.Q4_0.gguf"
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / OUTPUT_NAME
@@ -104,14 +105,6 @@ class E5File:
     pieces: list[str]
     scores: list[float]
     tensors: dict[str, Tensor]
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def package_file(package: str, relative: str, expected_sha256: str) -> Path:

@@ -30,6 +30,7 @@ from engram.core.model_catalog import load_catalog  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402
+from waiting import wait  # noqa: E402
 from model_server import ModelServer  # noqa: E402
 
 NAME = "qwen3-1.7b"
@@ -42,15 +43,6 @@ settings.save()
 app = QApplication([])
 window = create_window()
 window.resize(1380, 860)
-
-
-def wait(condition, timeout=120.0):
-    end = time.time() + timeout
-    while time.time() < end and not condition():
-        app.processEvents(QEventLoop.AllEvents, 50)
-        time.sleep(0.01)
-    if not condition():
-        raise SystemExit("timed out")
 
 
 def shot(name, widget):

@@ -29,6 +29,7 @@ from engram.core.scope import Scope  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.ui import theme  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402
+from waiting import wait  # noqa: E402
 
 settings = Settings.load()
 settings.chat_max_tokens = int(os.environ.get("SHOT_TOKENS", "48"))
@@ -59,15 +60,6 @@ window = create_window()
 window.resize(1380, 860)
 if DARK:                                   # as on a desktop set to dark
     theme.restyle(app, dark=True)
-
-
-def wait(condition, timeout=180.0):
-    end = time.time() + timeout
-    while time.time() < end and not condition():
-        app.processEvents(QEventLoop.AllEvents, 50)
-        time.sleep(0.01)
-    if not condition():
-        raise SystemExit("timed out")
 
 
 def settle(seconds=0.6):
