@@ -56,8 +56,8 @@ def test_the_persons_words_and_notes_come_before_a_reply_that_matches_alike(stor
     reply = store.add("Your cat is called Miso", scope, "message", source={"role": "assistant"})
     said = store.add("My cat is called Miso", scope, "message", source={"role": "user"})
     note = store.add("The person's cat is called Miso", scope, "fact")
-    hits = persons_words_first([SearchHit(reply, 0.9), SearchHit(said, 0.85), SearchHit(note, 0.82)])
+    hits = persons_words_first([SearchHit(reply, 0.88), SearchHit(said, 0.85), SearchHit(note, 0.84)])
     assert [h.memory.id for h in hits] == [said.id, note.id, reply.id]
-    assert hits[-1].score == 0.9 * REPLY_WEIGHT
+    assert hits[-1].score == 0.88 * REPLY_WEIGHT
     alone = persons_words_first([SearchHit(reply, 0.9), SearchHit(said, 0.5)])   # much better: still first
     assert alone[0].memory.id == reply.id
