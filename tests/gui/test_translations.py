@@ -28,6 +28,7 @@ WORD = re.compile(r"[A-Za-z]{2,}")
 # Words that stay as they are in the Chinese window: names, keys, file formats, units, and the
 # scope values that are typed as they are stored.
 KEPT = {"Engram", "Enter", "Shift", "Esc", "Ctrl", "GGUF", "gguf", "Gemma", "Llama", "Instruct", "Qwen", "CPU",
+        "SmolLM", "multilingual", "small",
         "GPU", "Markdown", "token", "all", "MiniLM", "English", "user", "session"}
 
 

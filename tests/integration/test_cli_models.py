@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import socket
-from pathlib import Path
 
 import pytest
 
 from engram.cli import main
 from engram.core.demo_model import demo_model_path
-from engram.core.paths import BUNDLED_EMBEDDING_MODEL
+from engram.core.paths import MINILM_EMBEDDING_MODEL
 from engram.core.settings import Settings
 from model_server import ModelServer, write_catalog
 
@@ -30,21 +29,21 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def chat_gguf():
     """The real small chat model the project already uses (the demo model), served as a download."""
-    return demo_model_path(Path(__file__).resolve().parents[2] / ".cache" / "models")   # as conftest's
+    return demo_model_path()
 
 
 @pytest.fixture
 def mirror(chat_gguf, tmp_path, monkeypatch):
     server = ModelServer().start()
     server.serve(CHAT_URL, chat_gguf)
-    server.serve(EMBEDDING_URL, BUNDLED_EMBEDDING_MODEL)
+    server.serve(EMBEDDING_URL, MINILM_EMBEDDING_MODEL)
     catalog = write_catalog(tmp_path, server.url, [
         {"name": "tiny-chat", "kind": "chat", "url": CHAT_URL, "size": chat_gguf.stat().st_size, "ram_gb": 0.6,
          "parameters_b": 0.3, "chat_template": "the file's own"},
         {"name": "huge-chat", "kind": "chat", "url": "test/huge/resolve/main/huge.gguf", "size": 400 * 10**9,
          "ram_gb": 450.0, "parameters_b": 400.0, "tools": True},
         {"name": "minilm", "kind": "embedding", "url": EMBEDDING_URL},
-        {"name": "shipped-minilm", "kind": "embedding", "bundled": "models/all-MiniLM-L6-v2.Q8_0.gguf"}])
+        {"name": "shipped-default", "kind": "embedding", "bundled": "models/multilingual-e5-small.Q4_0.gguf"}])
     monkeypatch.setenv("ENGRAM_MODEL_CATALOG", str(catalog))
     monkeypatch.setenv("ENGRAM_MODELS_DIR", str(tmp_path / "models"))
     yield server
@@ -61,7 +60,7 @@ def test_list_download_use_remove_and_the_downloaded_model_answers_a_turn(mirror
     models = listed(capsys)
     assert models["tiny-chat"]["fit"] == "recommended" and not models["tiny-chat"]["installed"]
     assert models["huge-chat"]["fit"] == "too big"
-    assert models["shipped-minilm"]["installed"] and models["shipped-minilm"]["in_use"]
+    assert models["shipped-default"]["installed"] and models["shipped-default"]["in_use"]
 
     code, out, err = run(capsys, "models", "download", "tiny-chat")
     assert code == 0, err
@@ -101,7 +100,7 @@ def test_using_and_removing_an_embedding_model(mirror, capsys, tmp_path):
     assert run(capsys, "models", "download", "minilm")[0] == 0
     assert run(capsys, "models", "use", "minilm")[0] == 0
     assert Settings.load().embedding_model == str(tmp_path / "models" / "minilm.gguf")
-    assert run(capsys, "models", "use", "shipped-minilm")[0] == 0
+    assert run(capsys, "models", "use", "shipped-default")[0] == 0
     assert Settings.load().embedding_model == ""                  # the bundled default, wherever it is installed
 
 

@@ -285,7 +285,7 @@ def test_the_queue_downloads_several_in_turn_and_pauses_resumes_and_cancels(serv
 
 
 def test_bundled_models_are_neither_downloaded_nor_removed(catalog, library):
-    catalog({"name": "shipped", "kind": "embedding", "bundled": "models/all-MiniLM-L6-v2.Q8_0.gguf"})
+    catalog({"name": "shipped", "kind": "embedding", "bundled": "models/multilingual-e5-small.Q4_0.gguf"})
     with pytest.raises(InvalidInput, match="ships with Engram"):
         library().download("shipped")
     with pytest.raises(InvalidInput, match="cannot be removed"):
