@@ -48,6 +48,18 @@ s t d ll m re ve
 # it: ranking 1,000 documents costs a millisecond or two, and LoCoMo questions asked among 100k
 # other memories lose no recall when only terms in at most 1% of documents find candidates
 # (0.5% begins to lose some).
+# Chinese function words: the pronoun-verb openings of requests ("帮我…", "给我推荐…"), question
+# words and particles, the CJK analogue of the stopwords above. A query's Han run is cut at them,
+# so neither they nor the bigrams that straddle them (有什么 → 有什, 么建) match a memory by words:
+# "帮我" is in most requests, and matching it ranked any request above the fact a question is about.
+# Dropped from queries only (documents keep every bigram), unless nothing else is left.
+CJK_STOPWORDS = frozenset("""
+我的 你的 他的 她的 我们 你们 我是 我有 我想 我要 我这 帮我 给我 请问 麻烦 可以 能不 一下 一个 一些 这个 那个
+什么 怎么 怎样 如何 哪些 哪个 哪里 哪儿 为什 多少 是不 有没 有什 推荐 建议 比较 应该 需要 还是 或者
+""".split())
+_CJK_PARTICLES = "的吗吧呢啊呀嘛么"   # single characters a query's Han run is cut at as well
+_CJK_FUNCTION = re.compile("|".join(sorted(CJK_STOPWORDS, key=len, reverse=True)) + f"|[{_CJK_PARTICLES}]")
+
 COMMON_AT_LEAST = 1000
 COMMON_SHARE = 0.01
 
@@ -71,10 +83,17 @@ def _cjk_grams(run: str) -> list[str]:
     return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
 
 
-def _terms(text: str) -> list[str]:
+def _terms(text: str, cut: re.Pattern | None = None) -> list[str]:
+    """The terms of ``text``; CJK runs cut first at what ``cut`` matches (those parts dropped, and
+    so is a lone character the cut leaves, which would otherwise match every bigram it begins)."""
     terms: list[str] = []
     for run in _RUN.findall(simplified(unicodedata.normalize("NFKC", text))):
-        terms.extend(_cjk_grams(run) if _CJK_RUN.fullmatch(run) else [run.lower()])
+        if not _CJK_RUN.fullmatch(run):
+            terms.append(run.lower())
+        elif cut is None or not cut.search(run):
+            terms.extend(_cjk_grams(run))
+        else:
+            terms.extend(gram for piece in cut.split(run) if len(piece) > 1 for gram in _cjk_grams(piece))
     return terms
 
 
@@ -84,10 +103,10 @@ def index_text(text: str) -> str:
 
 
 def query_terms(text: str) -> list[str]:
-    """The query's distinct terms, without stopwords unless there is nothing else."""
-    terms = list(dict.fromkeys(_terms(text)))
-    topical = [t for t in terms if t not in STOPWORDS]
-    return topical or terms
+    """The query's distinct terms, without stopwords (English) or function words (Chinese) unless
+    there is nothing else."""
+    topical = [t for t in dict.fromkeys(_terms(text, _CJK_FUNCTION)) if t not in STOPWORDS]
+    return topical or list(dict.fromkeys(_terms(text)))
 
 
 def phrase(term: str) -> str:
