@@ -26,6 +26,7 @@ were tuned with tests/bench/retrieval.py on LoCoMo; set them to 0 for plain fusi
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -135,7 +136,8 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
                               words_ids + meaning_ids)
         best_possible = options.words_weight * use_words + options.meaning_weight * use_meaning or 1.0
     if fused and (options.neighbour_weight or options.session_weight):
-        fused = with_context(store, fused, scope, options)
+        crowd = options.meaning_weight * max(0.0, statistics.median(similarity.values())) if similarity else 0.0
+        fused = with_context(store, fused, scope, options, crowd)
         best_possible *= 1 + 2 * options.neighbour_weight + options.session_weight
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
 
@@ -175,7 +177,7 @@ def _score_fusion(options: SearchOptions, bm25: dict[int, float], similarity: di
 
 
 def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
-                 options: SearchOptions) -> dict[int, float]:
+                 options: SearchOptions, crowd: float = 0.0) -> dict[int, float]:
     """Scores after each message takes a share of its neighbouring messages' scores and every
     memory a share of the best score in its session. Neighbours are the previous and next
     message of the same session inside the scope; they may join the candidates, unless a
@@ -195,10 +197,11 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
         f"{neighbour('max', '<')}, {neighbour('min', '>')}"
         " FROM pool CROSS JOIN memories m ON m.id = pool.id",
         (json.dumps(ids), options.context_candidates, *params, options.context_candidates, *params))
+    evidence = {memory_id: max(0.0, score - crowd) for memory_id, score in fused.items()}
     session_best: dict[tuple, float] = {}
     for memory_id, *where, _, _, _ in rows:
         if where[3]:
-            session_best[tuple(where)] = max(session_best.get(tuple(where), 0.0), fused[memory_id])
+            session_best[tuple(where)] = max(session_best.get(tuple(where), 0.0), evidence[memory_id])
     scores = dict(fused)
     for memory_id, *where, is_message, before, after in rows:
         if where[3]:
@@ -206,7 +209,7 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
         if is_message and options.neighbour_weight:
             for neighbour in (before, after):
                 if neighbour is not None and (neighbour in scores or options.threshold <= 0):
-                    scores[neighbour] = scores.get(neighbour, 0.0) + options.neighbour_weight * fused[memory_id]
+                    scores[neighbour] = scores.get(neighbour, 0.0) + options.neighbour_weight * evidence[memory_id]
     return scores
 
 
