@@ -32,8 +32,9 @@ def found(store, query, **options):
 
 def test_a_reply_is_found_through_the_turn_it_answers(store, chat):
     assert chat["reply"] not in found(store, "sunday", mode="words", **PLAIN)
-    hits = found(store, "sunday", mode="words")
-    assert hits[:2] == [chat["question"], chat["reply"]]
+    for mode, fusion in (("words", "scores"), ("hybrid", "scores"), ("hybrid", "rrf")):
+        hits = found(store, "sunday", mode=mode, fusion=fusion)
+        assert hits[:2] == [chat["question"], chat["reply"]], (mode, fusion)
 
 
 def test_neighbours_stay_inside_the_session_and_the_scope(store, chat):
