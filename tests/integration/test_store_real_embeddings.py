@@ -91,11 +91,12 @@ def test_a_chinese_question_finds_a_memory_it_shares_no_word_with(real_store, fa
 
 
 def test_the_english_only_model_does_not_find_them(db):
-    """The test above is one the previous default, all-MiniLM-L6-v2, fails: it measures the change."""
+    """The test above is one the previous default, all-MiniLM-L6-v2, fails: it measures the change.
+    (It finds one of them, the cat, since search shares context only above the crowd.)"""
     minilm = GGUFEmbedder(MINILM_EMBEDDING_MODEL)
     try:
         store = MemoryStore(db, minilm)
-        assert not any(zero_overlap_found(store, f"u{n}", *case) for n, case in enumerate(ZERO_OVERLAP))
+        assert not all(zero_overlap_found(store, f"u{n}", *case) for n, case in enumerate(ZERO_OVERLAP))
     finally:
         minilm.close()
 

@@ -1,5 +1,6 @@
 """Search ranking: score fusion and conversational context (neighbouring turns, sessions)."""
 
+import numpy as np
 import pytest
 
 from engram.core.embeddings import ModelTraits, relatedness, traits_of
@@ -31,8 +32,9 @@ def found(store, query, **options):
 
 def test_a_reply_is_found_through_the_turn_it_answers(store, chat):
     assert chat["reply"] not in found(store, "sunday", mode="words", **PLAIN)
-    hits = found(store, "sunday", mode="words")
-    assert hits[:2] == [chat["question"], chat["reply"]]
+    for mode, fusion in (("words", "scores"), ("hybrid", "scores"), ("hybrid", "rrf")):
+        hits = found(store, "sunday", mode=mode, fusion=fusion)
+        assert hits[:2] == [chat["question"], chat["reply"]], (mode, fusion)
 
 
 def test_neighbours_stay_inside_the_session_and_the_scope(store, chat):
@@ -158,3 +160,33 @@ def test_models_are_recognised_by_the_name_in_their_header():
     assert traits_of("Multilingual E5 Base") == e5
     assert traits_of("all-MiniLM-L6-v2") == ModelTraits() == traits_of("multilingual-e5-large-instruct")
     assert relatedness(e5.unrelated_similarity, e5.unrelated_similarity) == 0 and relatedness(1.0, 0.75) == 1
+
+
+class TableEmbedder:
+    """Vectors set by hand: a query and memories at chosen cosine similarities to it."""
+
+    name, fingerprint, dimensions, unrelated_similarity = "table", "table-3", 3, 0.0
+
+    def __init__(self, similarity: dict[str, float]):
+        self.similarity = similarity
+
+    def embed(self, texts):
+        return np.array([[s, (1 - s * s) ** 0.5, 0.0] for s in map(self.similarity.__getitem__, texts)],
+                        dtype=np.float32)
+
+    def embed_query(self, query):
+        return np.array([1.0, 0.0, 0.0], dtype=np.float32)
+
+
+def test_context_shares_only_what_lifts_a_memory_above_the_crowd(db):
+    """A multilingual model finds every message of a language somewhat similar (here 0.5); a
+    session of such messages must not outrank, by its neighbours' shares, the one clearly closer
+    memory that is alone in its session (a fact said once, asked about in another chat)."""
+    chat = [f"chat {n}" for n in range(6)]
+    store = MemoryStore(db, TableEmbedder({**dict.fromkeys(chat, 0.5), "fact": 0.6}))
+    for text in chat:
+        store.add(text, Scope(user="alice", session="everyday"), "message")
+    fact = store.add("fact", Scope(user="alice", session="once"), "message")
+    hits = store.search("question", ALICE, SearchOptions(mode="meaning", k=3)).hits
+    assert hits[0].memory.id == fact.id
+    assert len({round(h.score, 6) for h in hits[1:]}) == 1   # the crowd shares nothing: all alike

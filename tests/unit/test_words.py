@@ -82,6 +82,25 @@ def test_query_of_only_stopwords_keeps_them():
     assert query_terms("what is it") == ["what", "is", "it"]
 
 
+def test_chinese_queries_drop_function_words_and_the_bigrams_across_them():
+    assert query_terms("给我推荐点零食吧") == ["点零", "零食"]
+    assert query_terms("我想养只宠物，有什么建议？") == ["养只", "只宠", "宠物"]    # not 有什, 么建
+    assert query_terms("帮我填一下快递信息吧") == ["快递", "递信", "信息"]
+
+
+def test_chinese_function_words_stay_in_documents_and_in_queries_of_nothing_else():
+    assert index_text("帮我推荐点零食") == "帮我 我推 推荐 荐点 点零 零食"
+    assert query_terms("什么") == ["什么"]
+    assert query_terms("帮我一下") == ["帮我", "我一", "一下"]
+
+
+def test_a_request_is_not_found_by_its_opening_words_alone(store):
+    leave = store.add("帮我写一封请假邮件", ALICE, "message")
+    cake = store.add("生日蛋糕要提前一天订", ALICE, "message")
+    assert [i for i, _ in ranked(store, "帮我挑个蛋糕")] == [cake.id]
+    assert leave.id in {i for i, _ in ranked(store, "帮我写邮件")}
+
+
 def test_contraction_pieces_are_not_searched():
     assert query_terms("What is Caroline's job? She hadn't said, I'd guess") == [
         "caroline", "job", "she", "hadn", "said", "guess"]

@@ -20,12 +20,18 @@ Context: a conversation turn rarely says everything by itself ("yes, last Sunday
 turn before it), so a message also earns a share of its neighbouring turns' scores, and every
 memory a share of the best score in its session (neighbours are looked up for the best
 ``context_candidates`` only: LoCoMo recall@10 is the same, and the lookups cost half). Weights
-were tuned with tests/bench/retrieval.py on LoCoMo; set them to 0 for plain fusion.
+were tuned with tests/bench/retrieval.py on LoCoMo; set them to 0 for plain fusion. The shares
+are of the score above the crowd (the meaning candidates' median similarity): a multilingual
+model finds every message of a language somewhat similar (e5: ~0.45 for any two Chinese chat
+lines), and full shares of that made a long session of unrelated chat outrank the one message
+that answers the question when it was said in a session of its own (dev zero-overlap cases in
+the top 3: 8 of 24 as by meaning alone, were 3 with the Chinese function words; LoCoMo -0.003).
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -128,14 +134,17 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
     words_ids = [memory_id for memory_id, _ in words]
     bm25 = dict(words)
 
+    crowd = 0.0   # the score every candidate has (in the fused scores' unit)
     if options.fusion == "rrf":
         fused, best_possible = _rank_fusion(options, (use_words, words_ids), (use_meaning, meaning_ids))
     else:
+        if use_meaning and similarity:
+            crowd = options.meaning_weight * max(0.0, statistics.median(similarity.values()))
         fused = _score_fusion(options, bm25 if use_words else {}, similarity if use_meaning else {},
                               words_ids + meaning_ids)
         best_possible = options.words_weight * use_words + options.meaning_weight * use_meaning or 1.0
     if fused and (options.neighbour_weight or options.session_weight):
-        fused = with_context(store, fused, scope, options)
+        fused = with_context(store, fused, scope, options, crowd)
         best_possible *= 1 + 2 * options.neighbour_weight + options.session_weight
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
 
@@ -175,11 +184,12 @@ def _score_fusion(options: SearchOptions, bm25: dict[int, float], similarity: di
 
 
 def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
-                 options: SearchOptions) -> dict[int, float]:
+                 options: SearchOptions, crowd: float = 0.0) -> dict[int, float]:
     """Scores after each message takes a share of its neighbouring messages' scores and every
-    memory a share of the best score in its session. Neighbours are the previous and next
-    message of the same session inside the scope; they may join the candidates, unless a
-    similarity threshold is set: then only memories that words or meaning found are returned."""
+    memory a share of the best score in its session: shares of the part of a score above
+    ``crowd``. Neighbours are the previous and next message of the same session inside the scope;
+    they may join the candidates, unless a similarity threshold is set: then only memories that
+    words or meaning found are returned."""
     ids = sorted(fused, key=lambda i: -fused[i])
     clause, params = scope.sql("n")
     # Neighbours are looked up (two index probes each) for the best candidates only: a weak
@@ -195,10 +205,11 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
         f"{neighbour('max', '<')}, {neighbour('min', '>')}"
         " FROM pool CROSS JOIN memories m ON m.id = pool.id",
         (json.dumps(ids), options.context_candidates, *params, options.context_candidates, *params))
+    evidence = {memory_id: max(0.0, score - crowd) for memory_id, score in fused.items()}
     session_best: dict[tuple, float] = {}
     for memory_id, *where, _, _, _ in rows:
         if where[3]:
-            session_best[tuple(where)] = max(session_best.get(tuple(where), 0.0), fused[memory_id])
+            session_best[tuple(where)] = max(session_best.get(tuple(where), 0.0), evidence[memory_id])
     scores = dict(fused)
     for memory_id, *where, is_message, before, after in rows:
         if where[3]:
@@ -206,7 +217,7 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
         if is_message and options.neighbour_weight:
             for neighbour in (before, after):
                 if neighbour is not None and (neighbour in scores or options.threshold <= 0):
-                    scores[neighbour] = scores.get(neighbour, 0.0) + options.neighbour_weight * fused[memory_id]
+                    scores[neighbour] = scores.get(neighbour, 0.0) + options.neighbour_weight * evidence[memory_id]
     return scores
 
 

@@ -44,6 +44,19 @@ were what when where which who whom why will with would you your yours am any so
 s t d ll m re ve
 """.split())
 
+# Chinese function words: the pronoun-verb openings of requests ("帮我…", "给我推荐…"), question
+# words and sentence-final particles, the CJK analogue of the stopwords above. A query's Han run
+# is cut at them, so neither they nor the bigrams that straddle them (有什么 → 有什, 么建) match a memory by words:
+# "帮我" is in most requests, and matching it ranked any request above the fact a question is about.
+# Dropped from queries only (documents keep every bigram), unless nothing else is left.
+CJK_STOPWORDS = frozenset("""
+我的 你的 他的 她的 我们 你们 我是 我有 我想 我要 我这 帮我 给我 请问 麻烦 可以 能不 一下 一个 一些 这个 那个
+什么 怎么 怎样 如何 哪些 哪个 哪里 哪儿 为什 多少 是不 有没 有什 推荐 建议 比较 应该 需要 还是 或者
+""".split())
+_CJK_PARTICLES = "吗吧呢啊呀嘛"   # sentence-final particles, cut at as well (cutting at 的 too lost
+                                 # MemDaily recall: 的 is also inside words, 目的, 的确)
+_CJK_FUNCTION = re.compile("|".join(sorted(CJK_STOPWORDS, key=len, reverse=True)) + f"|[{_CJK_PARTICLES}]")
+
 # A term is common when more than this many documents, and more than this share of all, hold
 # it: ranking 1,000 documents costs a millisecond or two, and LoCoMo questions asked among 100k
 # other memories lose no recall when only terms in at most 1% of documents find candidates
@@ -71,10 +84,17 @@ def _cjk_grams(run: str) -> list[str]:
     return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
 
 
-def _terms(text: str) -> list[str]:
+def _terms(text: str, cut: re.Pattern | None = None) -> list[str]:
+    """The terms of ``text``; CJK runs cut first at what ``cut`` matches (those parts dropped, and
+    so is a lone character the cut leaves, which would otherwise match every bigram it begins)."""
     terms: list[str] = []
     for run in _RUN.findall(simplified(unicodedata.normalize("NFKC", text))):
-        terms.extend(_cjk_grams(run) if _CJK_RUN.fullmatch(run) else [run.lower()])
+        if not _CJK_RUN.fullmatch(run):
+            terms.append(run.lower())
+        elif cut is None or not cut.search(run):
+            terms.extend(_cjk_grams(run))
+        else:
+            terms.extend(gram for piece in cut.split(run) if len(piece) > 1 for gram in _cjk_grams(piece))
     return terms
 
 
@@ -84,10 +104,10 @@ def index_text(text: str) -> str:
 
 
 def query_terms(text: str) -> list[str]:
-    """The query's distinct terms, without stopwords unless there is nothing else."""
-    terms = list(dict.fromkeys(_terms(text)))
-    topical = [t for t in terms if t not in STOPWORDS]
-    return topical or terms
+    """The query's distinct terms, without stopwords (English) or function words (Chinese) unless
+    there is nothing else."""
+    topical = [t for t in dict.fromkeys(_terms(text, _CJK_FUNCTION)) if t not in STOPWORDS]
+    return topical or list(dict.fromkeys(_terms(text)))
 
 
 def phrase(term: str) -> str:
