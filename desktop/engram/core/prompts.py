@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from engram.core.words import HAN
+
 EN, ZH = "en", "zh"
 
 SYSTEM = {
@@ -38,7 +40,7 @@ FILE_LIST = {EN: "Files in this chat's folder:", ZH: "本次对话文件夹里�
 
 _CHINESE_NAMES = ("zh", "chinese", "mandarin", "cantonese", "中文", "汉语", "漢語", "普通话", "普通話", "华语", "華語",
                   "国语", "國語", "粤语", "粵語")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+_HAN = re.compile(f"[{HAN}]")     # one Han character, as the word index counts them
 _OTHER = re.compile(r"[A-Za-z\u00c0-\u024f]+|[\u3040-\u30ff]")   # a Latin word, or one kana
 
 

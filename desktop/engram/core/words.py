@@ -23,14 +23,14 @@ from collections.abc import Callable
 
 import opencc
 
-_HAN = "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+HAN = "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 _KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
 _HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 # One script per run; a word is letters of any other script (Latin, Cyrillic, Greek, ...).
-_RUN = re.compile(rf"[{_HAN}]+|[{_KANA}]+|[{_HANGUL}]+|\d+|[^\W\d_{_HAN}{_KANA}{_HANGUL}]+")
-CJK = _HAN + _KANA + _HANGUL   # the characters of Chinese, Japanese and Korean (a regex class's inside)
+_RUN = re.compile(rf"[{HAN}]+|[{_KANA}]+|[{_HANGUL}]+|\d+|[^\W\d_{HAN}{_KANA}{_HANGUL}]+")
+CJK = HAN + _KANA + _HANGUL   # the characters of Chinese, Japanese and Korean (a regex class's inside)
 _CJK_RUN = re.compile(rf"[{CJK}]+")
-_HAN_CHAR = re.compile(rf"[{_HAN}]")
+_HAN_CHAR = re.compile(rf"[{HAN}]")
 MAX_QUERY_TERMS = 64       # the rarest terms a query searches with
 MAX_COUNTED_TERMS = 256    # the terms whose rarity is counted (~0.05 ms each): a pasted page's longest
 
