@@ -33,7 +33,7 @@ def open_engram(args, *, meaning: bool = True):
 
     engram = Engram(getattr(args, "data_dir", None), meaning=meaning)
     if (problem := engram.embedding_problem) is not None:
-        print(f"warning: {problem.args[0]}. {WORDS_ONLY}" + (f"\n  fix: {problem.hint}" if problem.hint else ""),
+        print(f"warning: {problem.message}. {WORDS_ONLY}" + (f"\n  fix: {problem.hint}" if problem.hint else ""),
               file=sys.stderr)
     return engram
 

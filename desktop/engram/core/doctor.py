@@ -41,7 +41,7 @@ def _data_dir(ctx: dict) -> Check:
         check_writable(folder)
         return Check("data folder", True, f"{folder} (writable)")
     except EngramError as e:
-        return Check("data folder", False, str(e).split("\n")[0], e.hint)
+        return Check("data folder", False, e.message, e.hint)
 
 
 def _database(ctx: dict) -> Check:
@@ -49,7 +49,7 @@ def _database(ctx: dict) -> Check:
     try:
         db = Database(folder / paths.DATABASE_FILE)
     except EngramError as e:
-        return Check("database", False, str(e).split("\n")[0], e.hint)
+        return Check("database", False, e.message, e.hint)
     v = versions(db)
     ctx["db"] = db
     return Check("database", True, f"{db.path} (schema {db.schema_version()}); SQLite {v['sqlite']},"
@@ -64,7 +64,7 @@ def _integrity(ctx: dict) -> Check:
     try:
         problems = [row[0].replace("\n", "; ") for row in ctx["db"].query("PRAGMA quick_check(5)") if row[0] != "ok"]
     except EngramError as e:
-        problems = [str(e).split("\n")[0]]
+        problems = [e.message]
     if not problems:
         return Check("database integrity", True, "every page reads back (SQLite quick_check)")
     return Check("database integrity", False, "the database file is damaged: " + "; ".join(problems),
@@ -106,7 +106,7 @@ def _embedding_model(ctx: dict) -> Check:
         embedder.close()
         return Check("embedding model", True, detail)
     except EngramError as e:
-        return Check("embedding model", False, f"{str(e).splitlines()[0]}. {WORDS_ONLY}",
+        return Check("embedding model", False, f"{e.message}. {WORDS_ONLY}",
                      e.hint or "reinstall Engram to restore the bundled model, or choose a .gguf in settings")
 
 
@@ -132,7 +132,7 @@ def _chat_model(ctx: dict) -> Check:
         path = chat_model_path(ctx["settings"])
         model = load_chat_model(ctx["settings"])
     except EngramError as e:
-        return Check("chat model", False, str(e).split("\n")[0],
+        return Check("chat model", False, e.message,
                      e.hint or "choose a chat model .gguf in settings", required=False)
     detail = (f"{path} ({path.stat().st_size / 1e6:.1f} MB), chat format {model.chat_format},"
               f" context {model.context_tokens} tokens, loaded in {model.load_seconds * 1000:.0f} ms")

@@ -8,9 +8,20 @@ class EngramError(Exception):
         super().__init__(message)
         self.hint = hint
 
+    @property
+    def message(self) -> str:
+        """What went wrong without the fix: for places that show the hint apart (the window's
+        notices, doctor's checks, a file's problem)."""
+        return self.args[0] if self.args else ""
+
     def __str__(self) -> str:
-        text = super().__str__()
-        return f"{text}\n  fix: {self.hint}" if self.hint else text
+        return f"{self.message}\n  fix: {self.hint}" if self.hint else self.message
+
+    @staticmethod
+    def message_of(error: BaseException) -> str:
+        """Any error's message without a fix: an EngramError's ``message``, another's ``str()``
+        (a bug or a library's error reaching the window has no hint to leave out)."""
+        return error.message if isinstance(error, EngramError) else str(error)
 
 
 class InvalidInput(EngramError):

@@ -4,9 +4,7 @@ run on the backend's worker threads."""
 
 from __future__ import annotations
 
-import html
-
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
@@ -16,7 +14,7 @@ from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
 from engram.ui.memories_tab import MemoriesTab
-from engram.ui.notice import Notice
+from engram.ui.notice import Notice, explain
 from engram.ui.sessions_panel import SessionsPanel
 from engram.ui.status_bar import StatusBar
 
@@ -24,15 +22,6 @@ HEALTH_MS = 2000
 # A stored message's status as its bubble notes it.
 STATUS_NOTES = {"stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"),
                 "error": QT_TRANSLATE_NOOP("MainWindow", "error")}
-
-
-def explain(error: BaseException) -> str:
-    """An error as the person should read it: what happened and, for Engram's errors, the fix."""
-    if isinstance(error, EngramError):
-        text = html.escape(error.args[0] if error.args else str(error))
-        fix = QCoreApplication.translate("MainWindow", "Fix: {hint}")
-        return text + (f"<br><i>{fix.format(hint=html.escape(error.hint))}</i>" if error.hint else "")
-    return html.escape(f"{type(error).__name__}: {error}")
 
 
 class MainWindow(QMainWindow):
@@ -186,7 +175,7 @@ class MainWindow(QMainWindow):
         self.chat.notice.hide()
 
     def _model_failed(self, error) -> None:
-        self.status.set_model_state("error", str(error.args[0] if error.args else error)[:80])
+        self.status.set_model_state("error", EngramError.message_of(error)[:80])
         self.chat.notice.show_message(self.tr("<b>The chat model did not load.</b> {why}").format(why=explain(error)),
                                       "error", [(self.tr("Choose another model…"), self.choose_chat_model)])
         if self.settings_dialog is not None and self.settings_dialog.isVisible():
@@ -399,7 +388,7 @@ class MainWindow(QMainWindow):
             self.show_error(error)
             return
         text = self._sending
-        why = self.tr("**Engram could not reply.** {why}").format(why=error.args[0] if error.args else error)
+        why = self.tr("**Engram could not reply.** {why}").format(why=EngramError.message_of(error))
         if hint := getattr(error, "hint", ""):
             why += "\n\n*" + self.tr("Fix: {hint}").format(hint=hint) + "*"
         self._reply.set_text(why)
@@ -460,7 +449,7 @@ class MainWindow(QMainWindow):
             self.context.show_record(record)
 
         self.backend.disk(lambda engram: engram.turns.for_reply(bubble.key), returned=found,
-                          errored=lambda e: self.context.show_error(str(e.args[0] if e.args else e)))
+                          errored=lambda e: self.context.show_error(EngramError.message_of(e)))
 
     # -- memory health and errors ---------------------------------------------------------------
 

@@ -17,8 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
 
 from engram.core.download_queue import CANCELLED, DONE, DOWNLOADING, FAILED, PAUSED, QUEUED
 from engram.core.downloads import format_duration, format_size
-from engram.core.errors import EngramError
-from engram.ui.notice import Notice
+from engram.ui.notice import Notice, explain
 
 NAME_ROLE = Qt.UserRole
 
@@ -310,13 +309,7 @@ class ModelsDialog(QDialog):
         self.backend.disk(delete, returned=removed, errored=self._failed)
 
     def _failed(self, error) -> None:
-        if isinstance(error, EngramError):
-            text = html.escape(error.args[0] if error.args else str(error))
-            if error.hint:
-                text += "<br><i>" + self.tr("Fix:") + " " + html.escape(error.hint) + "</i>"
-        else:
-            text = html.escape(f"{type(error).__name__}: {error}")
-        self.notice.show_message(text, "error")
+        self.notice.show_message(explain(error), "error")
 
     def shutdown(self) -> None:
         """Pause what is downloading (it resumes from its kept part next time)."""

@@ -3,10 +3,23 @@ with optional action buttons; it never blocks like a modal dialog."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton
+
+from engram.core.errors import EngramError
+
+
+def explain(error: BaseException) -> str:
+    """An error as the person should read it in a notice: what happened and, for Engram's errors,
+    the fix; another error (a bug) says its type, for the report."""
+    if isinstance(error, EngramError):
+        fix = QCoreApplication.translate("MainWindow", "Fix: {hint}")
+        return html.escape(error.message) + (f"<br><i>{fix.format(hint=html.escape(error.hint))}</i>"
+                                             if error.hint else "")
+    return html.escape(f"{type(error).__name__}: {error}")
 
 
 class Notice(QFrame):

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
-from engram.core.errors import ModelError
+from engram.core.errors import EngramError, ModelError
 from engram.core.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.preferences import DETAIL_LEVELS
 from engram.ui.language import LANGUAGES
@@ -96,7 +96,7 @@ class ModelPicker(QWidget):
             self.info.setText("")
 
     def show_error(self, error) -> None:
-        message = error.args[0] if error.args else str(error)
+        message = EngramError.message_of(error)
         hint = getattr(error, "hint", "")
         self.info.setText(f"<span style='color:#c0392b'>✕ {message}</span>" + (f"<br><i>{hint}</i>" if hint else ""))
 
@@ -295,7 +295,7 @@ class SettingsDialog(QDialog):
             self.notice.show_message(self.tr("The embedding model did not load: {why}. Until an embedding model"
                                              " loads, memories are found by their words only; nothing you write is"
                                              " lost, and it is embedded once one loads. Choose another one (or “Use"
-                                             " default”) and Save.").format(why=problem.args[0]), "warning")
+                                             " default”) and Save.").format(why=problem.message), "warning")
         self.data_dir.setText(str(engram.data_dir))
         self.config_path.setText(s.path)
         self.backend.disk(lambda e: e.preferences.get(e.user), returned=self._show_preferences)
@@ -415,7 +415,7 @@ class SettingsDialog(QDialog):
     def _moved(self, result) -> None:
         if isinstance(result, BaseException):
             hint = getattr(result, "hint", "")
-            self.notice.show_message(self.tr("Not moved: {why}").format(why=result.args[0] if result.args else result)
+            self.notice.show_message(self.tr("Not moved: {why}").format(why=EngramError.message_of(result))
                                      + (f"<br><i>{hint}</i>" if hint else ""), "error")
         else:
             self.data_dir.setText(str(result))

@@ -81,10 +81,6 @@ def memory_text(name: str, chunk: chunking.Chunk) -> str:
     return f"{where}\n{chunk.text}"
 
 
-def _message(error: EngramError) -> str:
-    return error.args[0] if error.args else str(error)
-
-
 class FileIndex:
     def __init__(self, store: MemoryStore, sessions_root: Path | str,
                  scope_for: Callable[[str], Scope | None] | None = None):
@@ -264,7 +260,7 @@ class FileIndex:
         except NotFound:  # deleted while being indexed
             return self._remove(folder, name) if name in self._names(folder) else None
         except EngramError as e:
-            return self._record(folder, name, scope, PROBLEM, _message(e), size=info.st_size)
+            return self._record(folder, name, scope, PROBLEM, e.message, size=info.st_size)
         digest = bytes_hash(data)
         known = self.db.query_one("SELECT content_hash FROM session_files WHERE folder = ? AND name = ?",
                                   (folder, name))
@@ -273,7 +269,7 @@ class FileIndex:
         try:
             doc = decode(name, data)
         except InvalidInput as e:
-            return self._record(folder, name, scope, PROBLEM, _message(e), digest=digest, size=len(data))
+            return self._record(folder, name, scope, PROBLEM, e.message, digest=digest, size=len(data))
         pieces = [(memory_text(name, c), doc.body_line + c.line - 1,
                    {"folder": folder, "path": name, "headings": list(c.headings)}) for c in chunking.split(doc.body)]
         return self._record(folder, name, scope, INDEXED, doc.problem, doc.description, digest, len(data), pieces)
@@ -288,7 +284,7 @@ class FileIndex:
         try:
             check_name(name)
         except InvalidInput as e:
-            return _message(e)
+            return e.message
         if not is_text_name(name):
             return "not a markdown or text file (.md, .markdown, .txt); listed but not indexed"
         if info.st_size > MAX_FILE_BYTES:
@@ -381,7 +377,7 @@ class FileIndex:
             try:
                 session_folder.write_index(index_text(entries))
             except DataDirError as e:
-                problem = _message(e)
+                problem = e.message
         return self._index_problem(folder, problem)
 
     def _index_problem(self, folder: str, problem: str) -> list[FileStatus]:
