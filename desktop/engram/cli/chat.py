@@ -11,6 +11,8 @@ import argparse
 import json
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from engram.cli import open_engram
 from engram.cli.terminal import count
@@ -37,11 +39,17 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     chat.set_defaults(run=_chat)
 
 
-def _open(args, first_words: str = "") -> tuple[Engram, str]:
-    engram = open_engram(args)
-    session = engram.sessions.get_or_create(args.session, args.user or engram.user, title=first_words)
-    engram.outbox.start()                     # resumes work an earlier run left behind
-    return engram, session.id
+@contextmanager
+def _open(args, first_words: str = "") -> Iterator[tuple[Engram, str]]:
+    """The facade and the session to talk in; the turns' background work is finished (or left for
+    the next start) before the facade closes, however the conversation ends."""
+    with open_engram(args) as engram:
+        session = engram.sessions.get_or_create(args.session, args.user or engram.user, title=first_words)
+        engram.outbox.start()                     # resumes work an earlier run left behind
+        try:
+            yield engram, session.id
+        finally:
+            _finish(engram)
 
 
 def _finish(engram: Engram) -> None:
@@ -50,7 +58,6 @@ def _finish(engram: Engram) -> None:
         health = engram.outbox.health()
         print(f"note: {health.pending} background job(s) still pending, {health.failed} failed;"
               " they resume on the next start (see `engram doctor`)", file=sys.stderr)
-    engram.close()
 
 
 def turn_json(result: TurnResult) -> dict:
@@ -60,16 +67,13 @@ def turn_json(result: TurnResult) -> dict:
 
 
 def _ask(args) -> int:
-    engram, session_id = _open(args, args.message)
-    try:
+    with _open(args, args.message) as (engram, session_id):
         if args.json:
             result = engram.turn_engine.send(session_id, args.message, max_tokens=args.max_tokens)
             print(json.dumps(turn_json(result), ensure_ascii=False))
         else:
             _stream(engram, session_id, args.message, args.max_tokens)
         return 0
-    finally:
-        _finish(engram)
 
 
 def _stream(engram: Engram, session_id: str, text: str, max_tokens: int | None) -> TurnResult:
@@ -99,9 +103,8 @@ def _stream(engram: Engram, session_id: str, text: str, max_tokens: int | None) 
 
 
 def _chat(args) -> int:
-    engram, session_id = _open(args)
-    print(f"session {session_id} — type /quit to leave; Ctrl-C stops a reply")
-    try:
+    with _open(args) as (engram, session_id):
+        print(f"session {session_id} — type /quit to leave; Ctrl-C stops a reply")
         while True:
             try:
                 text = input("you> ")
@@ -116,5 +119,3 @@ def _chat(args) -> int:
             if text.strip():
                 print("engram> ", end="", flush=True)
                 _stream(engram, session_id, text, args.max_tokens)
-    finally:
-        _finish(engram)

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from engram.cli import open_engram, owned_session
 from engram.cli.terminal import count, read_stdin
-from engram.core.app import Engram
 from engram.core.files import FileIndex
 from engram.core.files.index import PROBLEM
 from engram.core.files.tools import file_tools
@@ -45,20 +46,22 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     reindex.set_defaults(run=_reindex)
 
 
-def _open(args, create: bool = False) -> tuple[Engram, FileIndex, str]:
-    engram = open_engram(args)
-    index = engram.files
-    if not getattr(args, "session", None):
-        return engram, index, ""
-    sessions = engram.sessions
-    user = args.user or engram.user
-    session = sessions.get_or_create(args.session, user) if create else owned_session(engram, args.session, user)
-    return engram, index, session.folder
+@contextmanager
+def _open(args, create: bool = False) -> Iterator[tuple[FileIndex, str]]:
+    """The files' index and the session's folder ("" with no --session), closed after the command."""
+    with open_engram(args) as engram:
+        folder = ""
+        if getattr(args, "session", None):
+            user = args.user or engram.user
+            session = (engram.sessions.get_or_create(args.session, user) if create
+                       else owned_session(engram, args.session, user))
+            folder = session.folder
+        yield engram.files, folder
 
 
 def _path(args) -> int:
-    engram, index, folder = _open(args, create=True)
-    path = index.folder(folder).path
+    with _open(args, create=True) as (index, folder):
+        path = index.folder(folder).path
     path.mkdir(parents=True, exist_ok=True)  # so that a script can cd into it at once
     print(path)
     return 0
@@ -67,10 +70,10 @@ def _path(args) -> int:
 def _tool(name: str, *parameters: str):
     """A command that runs the model's tool of that name and prints its result."""
     def run(args) -> int:
-        engram, index, folder = _open(args)
-        tool = next(t for t in file_tools(index, folder) if t.name == name)
-        given = {p: getattr(args, p) for p in parameters if getattr(args, p) is not None}
-        result = tool.call(given)
+        with _open(args) as (index, folder):
+            tool = next(t for t in file_tools(index, folder) if t.name == name)
+            given = {p: getattr(args, p) for p in parameters if getattr(args, p) is not None}
+            result = tool.call(given)
         failed = result.startswith("error:")
         print(result, file=sys.stderr if failed else sys.stdout)
         return 1 if failed else 0
@@ -79,17 +82,17 @@ def _tool(name: str, *parameters: str):
 
 def _write(args) -> int:
     text = read_stdin() if args.text == "-" else args.text
-    engram, index, folder = _open(args, create=True)
-    status = index.write(folder, args.name, text, args.description)
+    with _open(args, create=True) as (index, folder):
+        status = index.write(folder, args.name, text, args.description)
     print(f"saved {status.name} ({status.size:,} bytes, {status.chunks} chunks)")
     return 0
 
 
 def _reindex(args) -> int:
-    engram, index, folder = _open(args)
-    changed = index.sync_folder(folder, force=True) if folder else index.sync_all(force=True)
-    folders = [folder] if folder else sorted({s.folder for s in changed} | index.folders())
-    statuses = [s for f in folders for s in index.statuses(f)]
+    with _open(args) as (index, folder):
+        changed = index.sync_folder(folder, force=True) if folder else index.sync_all(force=True)
+        folders = [folder] if folder else sorted({s.folder for s in changed} | index.folders())
+        statuses = [s for f in folders for s in index.statuses(f)]
     # Every file that has a problem now, not only those whose problem is new since the last run.
     problems = [s for s in statuses if s.status == PROBLEM]
     for s in problems:

@@ -23,8 +23,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _forget(args) -> int:
-    engram = open_engram(args, meaning=False)
-    try:
+    with open_engram(args, meaning=False) as engram:
         user = args.user or engram.user
         places = find(engram, args.text, user)
         if not places:
@@ -42,8 +41,6 @@ def _forget(args) -> int:
         if not done.log_released:
             print(f"note: {LOG_LEFT}", file=sys.stderr)
         return 0
-    finally:
-        engram.close()
 
 
 def _confirmed(count: int) -> bool:

@@ -61,11 +61,10 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     history.set_defaults(run=_history)
 
 
-def _open(args, meaning: bool = True) -> tuple[Engram, Scope]:
-    """The facade and the scope asked for; without ``meaning`` the embedding model is not
-    loaded (listing, reading and forgetting need none, so they say nothing about it)."""
-    engram = open_engram(args, meaning=meaning)
-    return engram, Scope(user=args.user or engram.user, session=getattr(args, "session", "") or "")
+def _scope(args, engram: Engram) -> Scope:
+    """The scope asked for. Listing, reading and forgetting open Engram without ``meaning``: they
+    need no embedding model, so they say nothing about it."""
+    return Scope(user=args.user or engram.user, session=getattr(args, "session", "") or "")
 
 
 def _show(memory, as_json: bool, score: float | None = None) -> None:
@@ -79,49 +78,55 @@ def _show(memory, as_json: bool, score: float | None = None) -> None:
 
 
 def _add(args) -> int:
-    engram, scope = _open(args)
-    memory = engram.store.add(args.text, scope, args.kind, importance=args.importance, actor="user")
-    _show(memory, args.json)
-    return 0
+    with open_engram(args) as engram:
+        scope = _scope(args, engram)
+        memory = engram.store.add(args.text, scope, args.kind, importance=args.importance, actor="user")
+        _show(memory, args.json)
+        return 0
 
 
 def _search(args) -> int:
-    engram, scope = _open(args)
-    result = engram.store.search(args.query, scope, SearchOptions(mode=args.mode, k=args.k, kinds=tuple(args.kind)))
-    for hit in result.hits:
-        _show(hit.memory, args.json, hit.score)
-    if not args.json:
-        for note in result.notes:
-            print(f"note: {note}")
-    return 0
+    with open_engram(args) as engram:
+        scope = _scope(args, engram)
+        options = SearchOptions(mode=args.mode, k=args.k, kinds=tuple(args.kind))
+        result = engram.store.search(args.query, scope, options)
+        for hit in result.hits:
+            _show(hit.memory, args.json, hit.score)
+        if not args.json:
+            for note in result.notes:
+                print(f"note: {note}")
+        return 0
 
 
 def _list(args) -> int:
-    engram, scope = _open(args, meaning=False)
-    for memory in engram.store.list(scope, kinds=args.kind, limit=args.limit):
-        _show(memory, args.json)
-    return 0
+    with open_engram(args, meaning=False) as engram:
+        scope = _scope(args, engram)
+        for memory in engram.store.list(scope, kinds=args.kind, limit=args.limit):
+            _show(memory, args.json)
+        return 0
 
 
 def _forget(args) -> int:
-    engram, scope = _open(args, meaning=False)
-    engram.store.get(args.id, scope)
-    done = forget_memory(engram, args.id, actor="user")
-    made = done.ids[1:]
-    print(f"forgot #{args.id}" + (f" and the notes and summaries made from it: #{', #'.join(map(str, made))}"
-                                  if made else ""))
-    if not done.log_released:
-        print(f"note: {LOG_LEFT}", file=sys.stderr)
-    return 0
+    with open_engram(args, meaning=False) as engram:
+        scope = _scope(args, engram)
+        engram.store.get(args.id, scope)
+        done = forget_memory(engram, args.id, actor="user")
+        made = done.ids[1:]
+        print(f"forgot #{args.id}" + (f" and the notes and summaries made from it: #{', #'.join(map(str, made))}"
+                                      if made else ""))
+        if not done.log_released:
+            print(f"note: {LOG_LEFT}", file=sys.stderr)
+        return 0
 
 
 def _history(args) -> int:
-    engram, scope = _open(args, meaning=False)
-    for change in engram.store.history(args.id, scope.user):
-        if args.json:
-            print(json.dumps(change.__dict__, ensure_ascii=False))
-        else:
-            text = change.new_text if change.action != "delete" else "(forgotten)"
-            before = f" (was: {change.old_text})" if change.action == "update" else ""
-            print(f"{change.at}  {change.action:<6} by {change.actor:<6} {text}{before}")
-    return 0
+    with open_engram(args, meaning=False) as engram:
+        scope = _scope(args, engram)
+        for change in engram.store.history(args.id, scope.user):
+            if args.json:
+                print(json.dumps(change.__dict__, ensure_ascii=False))
+            else:
+                text = change.new_text if change.action != "delete" else "(forgotten)"
+                before = f" (was: {change.old_text})" if change.action == "update" else ""
+                print(f"{change.at}  {change.action:<6} by {change.actor:<6} {text}{before}")
+        return 0

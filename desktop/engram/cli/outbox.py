@@ -19,8 +19,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _status(args) -> int:
-    engram = open_engram(args)
-    health = engram.outbox.health()
+    with open_engram(args) as engram:
+        health = engram.outbox.health()
     if args.json:
         print(json.dumps(health.to_json(), ensure_ascii=False))
     else:
@@ -31,11 +31,10 @@ def _status(args) -> int:
 
 
 def _retry(args) -> int:
-    engram = open_engram(args)
-    count = engram.outbox.retry_failed()
-    engram.outbox.run_due()
-    health = engram.outbox.health()
+    with open_engram(args) as engram:
+        count = engram.outbox.retry_failed()
+        engram.outbox.run_due()
+        health = engram.outbox.health()
     print(f"queued {count} failed job(s) again; now pending {health.pending}, failed {health.failed}")
-    engram.close()
     return 1 if health.failed else 0
 

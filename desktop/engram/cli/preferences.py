@@ -41,18 +41,18 @@ def _open(args) -> Engram:
 
 
 def _show(args) -> int:
-    engram = _open(args)
-    _print(engram.preferences.get(args.user or engram.user), args.json)
-    return 0
+    with _open(args) as engram:
+        _print(engram.preferences.get(args.user or engram.user), args.json)
+        return 0
 
 
 def _set(args) -> int:
-    engram = _open(args)
-    _print(engram.preferences.set(args.user or engram.user, args.key, args.value), False)
-    return 0
+    with _open(args) as engram:
+        _print(engram.preferences.set(args.user or engram.user, args.key, args.value), False)
+        return 0
 
 
 def _unset(args) -> int:
-    engram = _open(args)
-    _print(engram.preferences.unset(args.user or engram.user, args.key), False)
-    return 0
+    with _open(args) as engram:
+        _print(engram.preferences.unset(args.user or engram.user, args.key), False)
+        return 0

@@ -58,53 +58,53 @@ def _owned(engram: Engram, args):
 
 
 def _list(args) -> int:
-    engram = _open(args)
-    for s in engram.sessions.list(args.user or engram.user, args.query):
-        if args.json:
-            print(json.dumps(s.to_json(), ensure_ascii=False))
-        else:
-            print(f"{s.id}  {s.updated_at[:16]}  {s.title or '(untitled)'}  [{s.folder}]")
-    return 0
+    with _open(args) as engram:
+        for s in engram.sessions.list(args.user or engram.user, args.query):
+            if args.json:
+                print(json.dumps(s.to_json(), ensure_ascii=False))
+            else:
+                print(f"{s.id}  {s.updated_at[:16]}  {s.title or '(untitled)'}  [{s.folder}]")
+        return 0
 
 
 def _show(args) -> int:
-    engram = _open(args)
-    _owned(engram, args)
-    for m in engram.sessions.messages(args.session):
-        mark = f" ({m.status})" if m.status != "complete" else ""
-        print(f"#{m.id} {m.role}{mark}: {m.content}")
-    return 0
+    with _open(args) as engram:
+        _owned(engram, args)
+        for m in engram.sessions.messages(args.session):
+            mark = f" ({m.status})" if m.status != "complete" else ""
+            print(f"#{m.id} {m.role}{mark}: {m.content}")
+        return 0
 
 
 def _rename(args) -> int:
-    engram = _open(args)
-    _owned(engram, args)
-    session = engram.sessions.rename(args.session, args.title)
-    print(f"{session.id}: {session.title}")
-    return 0
+    with _open(args) as engram:
+        _owned(engram, args)
+        session = engram.sessions.rename(args.session, args.title)
+        print(f"{session.id}: {session.title}")
+        return 0
 
 
 def _delete(args) -> int:
-    engram = _open(args)
-    _owned(engram, args)
-    deleted = engram.delete_session(args.session)
-    print(f"deleted session {args.session} ({deleted.messages} messages and the memories taken from them)")
-    if deleted.problem is not None:
-        print(f"error: {deleted.problem}", file=sys.stderr)
-        return 1
-    if deleted.trashed is not None:
-        print(f"its files were moved to {deleted.trashed}")
-    return 0
+    with _open(args) as engram:
+        _owned(engram, args)
+        deleted = engram.delete_session(args.session)
+        print(f"deleted session {args.session} ({deleted.messages} messages and the memories taken from them)")
+        if deleted.problem is not None:
+            print(f"error: {deleted.problem}", file=sys.stderr)
+            return 1
+        if deleted.trashed is not None:
+            print(f"its files were moved to {deleted.trashed}")
+        return 0
 
 
 def _export(args) -> int:
-    engram = _open(args)
-    _owned(engram, args)
-    text = (json.dumps(engram.sessions.export_json(args.session), ensure_ascii=False, indent=2) + "\n"
-            if args.format == "json" else engram.sessions.export_markdown(args.session))
-    if args.output:
-        write_text_atomic(Path(args.output), text)
-        print(f"wrote {args.output}")
-    else:
-        print(text, end="")
-    return 0
+    with _open(args) as engram:
+        _owned(engram, args)
+        text = (json.dumps(engram.sessions.export_json(args.session), ensure_ascii=False, indent=2) + "\n"
+                if args.format == "json" else engram.sessions.export_markdown(args.session))
+        if args.output:
+            write_text_atomic(Path(args.output), text)
+            print(f"wrote {args.output}")
+        else:
+            print(text, end="")
+        return 0

@@ -66,6 +66,9 @@ class DeletedSession:
 
 
 class Engram:
+    """One data folder opened: ``with Engram(...) as engram:`` closes it (models, outbox, database)
+    however the block ends."""
+
     def __init__(self, data_dir: str | os.PathLike | None = None, config_dir: str | os.PathLike | None = None,
                  embedder: Embedder | None = None, chat_model: ChatModel | None = None, *, meaning: bool = True):
         """``meaning=False`` opens without the embedding model: enough to list, read and forget
@@ -229,7 +232,14 @@ class Engram:
             if old is not None and hasattr(old, "close"):
                 old.close()
 
+    def __enter__(self) -> Engram:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
     def close(self) -> None:
+        """Stop the background work after the job in hand, close the models, then the database."""
         if "outbox" in self.__dict__:
             self.outbox.stop()
         if self._chat_model is not None and hasattr(self._chat_model, "close"):
