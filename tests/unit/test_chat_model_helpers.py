@@ -61,6 +61,20 @@ def test_generate_json_retries_with_the_reason_then_succeeds():
     assert model.calls[2][0] == {"role": "user", "content": "who?"}
 
 
+def test_schema_lengths_and_counts_are_checked():
+    schema = {"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 5}}
+    assert schema_errors(["short", "ok"], schema) == []
+    assert schema_errors(["much too long", "ok", "three"], schema) == [
+        "$ has 3 items; the limit is 2", "$[0] is 13 characters long; the limit is 5"]
+
+
+def test_generate_json_retries_an_answer_that_is_too_long():
+    schema = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 10}}}
+    model = FakeChatModel(['{"name": "Annabel Lee of the kingdom by the sea"}', '{"name": "Annabel"}'])
+    assert generate_json(model, [{"role": "user", "content": "who?"}], schema) == {"name": "Annabel"}
+    assert "$.name is 37 characters long; the limit is 10" in model.calls[1][-1]["content"]
+
+
 def test_generate_json_accepts_raw_newlines_inside_strings():
     """llama-cpp-python's JSON grammar lets control characters into strings; they are harmless."""
     model = FakeChatModel(['{"name": "Ann\nLee", "age": 30}'])

@@ -30,13 +30,13 @@ def test_write_read_list_delete(tools, index, session):
     ("files_write", {"name": "/etc/passwd", "content": "x"}, "absolute path"),
     ("files_write", {"name": "memories.md", "content": "x"}, "generated index"),
     ("files_write", {"name": "big.md", "content": "x" * (1024 * 1024 + 1)}, "the limit is"),
-    ("files_write", {"name": "a.md", "content": 42}, "must be text"),
+    ("files_write", {"name": "a.md", "content": 42}, "arguments.content should be string, not integer"),
     ("files_read", {"name": "CON"}, "reserved"),
     ("files_delete", {"name": "missing.md"}, "there is no file"),
     ("files_grep", {"pattern": "("}, "not a valid regular expression"),
     ("files_search", {"query": "  "}, "empty"),
     ("files_search", {"query": "x", "k": 0}, "from 1 to 20"),
-    ("files_read", {}, "needs the argument"),
+    ("files_read", {}, "arguments.name is missing"),
 ])
 def test_bad_calls_come_back_as_error_results(tools, tool, args, expected):
     result = tools[tool].call(args)

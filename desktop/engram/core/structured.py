@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 
+from jsonschema import Draft202012Validator, ValidationError
+
 from engram.core.chat_model import ChatModel
 from engram.core.errors import ModelError
-
-_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
-          "integer": int, "number": (int, float)}
 
 
 def generate_json(model: ChatModel, messages: list[dict], schema: dict, *, retries: int = 2,
@@ -40,28 +39,58 @@ def generate_json(model: ChatModel, messages: list[dict], schema: dict, *, retri
 
 
 def schema_errors(value, schema: dict, where: str = "$") -> list[str]:
-    """What is wrong with value under the JSON-schema subset we use (type, enum, properties,
-    required, items); an empty list when it matches."""
-    expected = schema.get("type")
-    if expected is not None:
-        names = expected if isinstance(expected, list) else [expected]
-        if not any(_is(value, name) for name in names):
-            return [f"{where} should be {' or '.join(names)}, not {type(value).__name__}"]
-    if "enum" in schema and value not in schema["enum"]:
-        return [f"{where} should be one of {schema['enum']}"]
-    errors: list[str] = []
-    if isinstance(value, dict):
-        errors += [f"{where}.{key} is missing" for key in schema.get("required", []) if key not in value]
-        for key, sub in schema.get("properties", {}).items():
-            if key in value:
-                errors += schema_errors(value[key], sub, f"{where}.{key}")
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            errors += schema_errors(item, schema["items"], f"{where}[{i}]")
-    return errors
+    """What is wrong with value under a JSON schema, in words a model (or a person) can act on,
+    each starting with where it is (``$.memories[2].text``); an empty list when it matches.
+    jsonschema (the reference validator) does the checking, every keyword included; the words are
+    ours, so that a value that is too long is measured, not repeated back."""
+    errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    problems: list[str] = []
+    for error in errors:
+        for problem in _problems(error, _where(where, error.absolute_path)):
+            if problem not in problems:
+                problems.append(problem)
+    return problems
 
 
-def _is(value, type_name: str) -> bool:
-    if isinstance(value, bool) and type_name in ("integer", "number"):
-        return False                        # JSON true is not a number, though Python says so
-    return isinstance(value, _TYPES.get(type_name, object))
+def _where(root: str, path) -> str:
+    where = root
+    for part in path:
+        where += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return where
+
+
+def _problems(error: ValidationError, where: str) -> list[str]:
+    value, limit, rule = error.instance, error.validator_value, error.schema
+    match error.validator:
+        case "type":
+            names = limit if isinstance(limit, list) else [limit]
+            return [f"{where} should be {' or '.join(names)}, not {_json_type(value)}"]
+        case "enum":
+            return [f"{where} should be one of {limit}"]
+        case "required":
+            return [_where(where, [key]) + " is missing" for key in limit if key not in value]
+        case "additionalProperties":
+            unknown = [key for key in value if key not in rule.get("properties", {})]
+            return [f"{where} does not take {', '.join(unknown)}"]
+        case "maxLength" | "minLength":
+            return [f"{where} is {len(value)} characters long; {_bounds(rule, 'minLength', 'maxLength')}"]
+        case "maxItems" | "minItems":
+            return [f"{where} has {len(value)} items; {_bounds(rule, 'minItems', 'maxItems')}"]
+        case "minimum" | "maximum":
+            return [f"{where} is {value}; {_bounds(rule, 'minimum', 'maximum')}"]
+    return [f"{where}: {_shortened(error.message)}"]
+
+
+def _bounds(rule: dict, low: str, high: str) -> str:
+    if low in rule and high in rule:
+        return f"it should be from {rule[low]} to {rule[high]}"
+    return f"the limit is {rule[high]}" if high in rule else f"it should be at least {rule[low]}"
+
+
+def _json_type(value) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engram.core.errors import EngramError
+from engram.core.structured import schema_errors
 
 
 @dataclass(frozen=True)
@@ -27,18 +28,15 @@ class Tool:
                 "function": {"name": self.name, "description": self.description, "parameters": self.parameters}}
 
     def call(self, arguments: dict | str) -> str:
-        """Run the tool; errors become a result text the model can read and act on."""
+        """Run the tool; errors become a result text the model can read and act on. The arguments
+        are checked against the whole schema first (types, lengths, ranges, no unknown names), as
+        the model wrote them: ``arguments.name is missing``."""
         try:
             args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-            if not isinstance(args, dict):
-                raise ValueError("arguments must be a JSON object")
-            missing = [k for k in self.parameters.get("required", []) if k not in args]
-            if missing:
-                return f"error: {self.name} needs the argument(s) {', '.join(missing)}"
-            known = self.parameters.get("properties", {})
-            unknown = [k for k in args if k not in known]
-            if unknown:
-                return f"error: {self.name} does not take {', '.join(unknown)}"
+            problems = schema_errors(args, {"type": "object", "additionalProperties": False} | self.parameters,
+                                     "arguments")
+            if problems:
+                return f"error: bad arguments for {self.name}: {'; '.join(problems[:5])}"
             return self.run(**args)
         except EngramError as e:
             return f"error: {e}"
