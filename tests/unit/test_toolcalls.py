@@ -13,6 +13,16 @@ def test_a_tool_call_is_split_from_the_visible_text():
     assert call is None and "could not be read" in problem
 
 
+def test_a_call_of_the_wrong_shape_says_what_is_wrong():
+    assert split('<tool_call>{"name": "x", "arguments": "{\\"query\\": \\"rice\\"}"}</tool_call>')[1] == \
+        ToolCall("x", {"query": "rice"})                  # arguments written as a string of JSON
+    for body, problem in [('{"arguments": {}}', "call.name is missing"),
+                          ('{"name": 7}', "call.name should be string, not integer"),
+                          ('{"name": "x", "arguments": [1]}', "call.arguments should be object, not array")]:
+        visible, call, note = split(f"<tool_call>{body}</tool_call>")
+        assert call is None and problem in note
+
+
 def test_markup_split_across_pieces_never_reaches_the_stream():
     shown: list[str] = []
     hide = HiddenMarkup(shown.append)

@@ -12,9 +12,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engram.core.structured import schema_errors
 from engram.core.tools import Tool
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
+CALL = {"type": "object", "required": ["name"],
+        "properties": {"name": {"type": "string", "minLength": 1}, "arguments": {"type": "object"}}}
 
 
 @dataclass(frozen=True)
@@ -42,13 +45,12 @@ def split(text: str) -> tuple[str, ToolCall | None, str]:
     body = body[:end] if end >= 0 else body
     try:
         data = json.loads(body.strip())
-        name, arguments = data["name"], data.get("arguments", {})
-        if isinstance(arguments, str):
-            arguments = json.loads(arguments)
-        if not isinstance(name, str) or not isinstance(arguments, dict):
-            raise ValueError("name must be text and arguments an object")
-        return visible, ToolCall(name, arguments), ""
-    except (ValueError, KeyError, TypeError) as e:
+        if isinstance(data, dict) and isinstance(data.get("arguments"), str):
+            data["arguments"] = json.loads(data["arguments"])     # some models write the object as a string
+        if problems := schema_errors(data, CALL, "call"):
+            raise ValueError("; ".join(problems))
+        return visible, ToolCall(data["name"], data.get("arguments", {})), ""
+    except ValueError as e:
         return visible, None, f"the tool call could not be read ({e}); write valid JSON inside {OPEN}...{CLOSE}"
 
 
