@@ -84,6 +84,17 @@ def test_update_fields_and_history(store):
     assert again.pinned and again.importance == 0.8
 
 
+def test_update_to_the_text_of_another_memory_is_refused_and_changes_nothing(store):
+    lyon = store.add("I live in Lyon", ALICE)
+    paris = store.add("I live in Paris", ALICE)
+    with pytest.raises(InvalidInput, match="an identical memory already exists") as caught:
+        store.update(paris.id, text="I live in Lyon", importance=0.9)
+    assert caught.value.hint
+    assert store.get(paris.id).text == "I live in Paris" and store.get(paris.id).importance == paris.importance
+    assert [c.action for c in store.history(paris.id)] == ["add"]
+    assert store.update(lyon.id, text="I live in Lyon", importance=0.9).importance == 0.9   # its own text: fine
+
+
 def test_delete_forgets_everywhere(store, db):
     memory = store.add("my bank PIN is 4321", ALICE)
     store.update(memory.id, text="my bank PIN is 9876")

@@ -13,6 +13,7 @@ import copy
 import json
 from collections.abc import Callable, Iterable, Sequence
 
+import apsw
 import numpy as np
 
 from engram.core import word_index
@@ -154,9 +155,10 @@ class MemoryStore:
             try:
                 conn.execute(f"UPDATE memories SET {assignments}, updated_at = ? WHERE id = ?",
                              (*changes.values(), now_iso(), memory_id))
-            except Exception as e:  # the unique constraint: same text already remembered in this scope
-                if "UNIQUE" in str(e):
-                    raise InvalidInput("an identical memory already exists in this scope") from e
+            except apsw.ConstraintError as e:
+                if e.extendedresult == apsw.SQLITE_CONSTRAINT_UNIQUE:     # the same text, kind and scope
+                    raise InvalidInput("an identical memory already exists in this scope",
+                                       hint="edit or delete the one that exists instead") from e
                 raise
             if "text" in changes:
                 words = word_index.made(conn, old.scope.user)
