@@ -228,3 +228,25 @@ def test_a_folder_whose_session_is_deleted_is_not_written_again(index, session, 
         index.write(session.folder, "b.md", "# B\ntwo\n")
     assert index.sync_folder(session.folder) == [] and index.sync_file(session.folder, INDEX_NAME) is None
     assert not folder.exists()
+
+
+def test_a_save_from_an_editor_is_refused_when_the_file_changed_on_disk_since_it_was_opened(index, session, folder):
+    index.write(session.folder, "plan.md", "Fly on Monday\n")
+    opened = index.disk_hash(session.folder, "plan.md")
+    (folder / "plan.md").write_text("Fly on Tuesday (changed in another editor)\n")
+    assert index.write_unless_changed(session.folder, "plan.md", "Fly on Friday\n", None, opened) is None
+    assert "Tuesday" in (folder / "plan.md").read_text()
+
+    opened = index.disk_hash(session.folder, "plan.md")
+    status, saved = index.write_unless_changed(session.folder, "plan.md", "Fly on Friday\n", "Trip", opened)
+    assert (status.name, status.description) == ("plan.md", "Trip") and "Friday" in (folder / "plan.md").read_text()
+    assert saved == index.disk_hash(session.folder, "plan.md") != opened
+
+
+def test_a_save_writes_back_a_file_deleted_on_disk_meanwhile(index, session, folder):
+    index.write(session.folder, "plan.md", "Fly on Monday\n")
+    opened = index.disk_hash(session.folder, "plan.md")
+    (folder / "plan.md").unlink()
+    assert index.disk_hash(session.folder, "plan.md") is None
+    status, _ = index.write_unless_changed(session.folder, "plan.md", "Fly on Monday\n", None, opened)
+    assert status.status == INDEXED and (folder / "plan.md").is_file()

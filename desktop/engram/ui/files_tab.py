@@ -10,7 +10,6 @@ says why until a later write succeeds.
 
 from __future__ import annotations
 
-import hashlib
 import html
 
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
@@ -20,18 +19,16 @@ from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMe
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from engram.core.files import INDEX_NAME
+from engram.core.files.folder import bytes_hash
+from engram.core.files.index import PROBLEM
 from engram.ui.markdown_view import MarkdownView
-from engram.ui.notice import Notice
+from engram.ui.notice import Notice, explain
 
 
 class FileEvents(QObject):
     """Carries the index's file events (sent on its worker thread) onto the GUI thread."""
 
     changed = Signal(object)
-
-
-def digest(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def human_size(size: int) -> str:
@@ -52,6 +49,25 @@ class FilesTab(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(self._top_row())
+        self.index_problem = Notice(closable=False)
+        layout.addWidget(self.index_problem)
+        split = QSplitter(Qt.Vertical)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels([self.tr("File"), self.tr("Size")])
+        self.tree.setColumnWidth(0, 240)
+        self.tree.currentItemChanged.connect(self._selected)
+        split.addWidget(self.tree)
+        split.addWidget(self._editor_pane())
+        split.setSizes([200, 420])
+        layout.addWidget(split, 1)
+        self._refresh_timer = QTimer(self, singleShot=True, interval=150)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self._show_file(None, None, None)
+        self._set_enabled()
+
+    def _top_row(self) -> QHBoxLayout:
+        """Which folder, with New file and Open folder."""
         top = QHBoxLayout()
         self.where = QLabel(self.tr("No chat selected"))
         self.where.setObjectName("Muted")
@@ -64,42 +80,29 @@ class FilesTab(QWidget):
         self.open_button.clicked.connect(self.open_folder)
         top.addWidget(self.new_button)
         top.addWidget(self.open_button)
-        layout.addLayout(top)
-        self.index_problem = Notice(closable=False)
-        layout.addWidget(self.index_problem)
+        return top
 
-        split = QSplitter(Qt.Vertical)
-        self.tree = QTreeWidget()
-        self.tree.setHeaderLabels([self.tr("File"), self.tr("Size")])
-        self.tree.setColumnWidth(0, 240)
-        self.tree.currentItemChanged.connect(self._selected)
-        split.addWidget(self.tree)
-
-        editor_box = QWidget()
-        editor_layout = QVBoxLayout(editor_box)
-        editor_layout.setContentsMargins(0, 4, 0, 0)
+    def _editor_pane(self) -> QWidget:
+        """The open file: a conflict notice, its description, Edit and Preview, its state, Delete and Save."""
+        pane = QWidget()
+        column = QVBoxLayout(pane)
+        column.setContentsMargins(0, 4, 0, 0)
         self.conflict = Notice(closable=False)
-        editor_layout.addWidget(self.conflict)
+        column.addWidget(self.conflict)
         self.description = QLineEdit()
         self.description.setPlaceholderText(self.tr("Description (one line: what this file is for)"))
-        editor_layout.addWidget(self.description)
-        self.pages = QTabWidget()
+        self.description.textChanged.connect(lambda _: self._edited())
+        column.addWidget(self.description)
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText(self.tr("Select or create a markdown file"))
         self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.editor.textChanged.connect(self._edited)
         self.preview = MarkdownView()
-        preview_holder = QWidget()
-        preview_layout = QVBoxLayout(preview_holder)
-        preview_layout.addWidget(self.preview)
-        preview_layout.addStretch(1)
-        # Scrolled: the preview is as tall as the file, and must not make the window taller than the screen.
-        preview_scroll = QScrollArea()
-        preview_scroll.setWidgetResizable(True)
-        preview_scroll.setWidget(preview_holder)
+        self.pages = QTabWidget()
         self.pages.addTab(self.editor, self.tr("Edit"))
-        self.pages.addTab(preview_scroll, self.tr("Preview"))
+        self.pages.addTab(self._scrolled(self.preview), self.tr("Preview"))
         self.pages.currentChanged.connect(lambda i: i == 1 and self.preview.set_markdown(self.editor.toPlainText()))
-        editor_layout.addWidget(self.pages, 1)
+        column.addWidget(self.pages, 1)
         buttons = QHBoxLayout()
         self.state = QLabel()
         self.state.setObjectName("Muted")
@@ -113,16 +116,20 @@ class FilesTab(QWidget):
         self.save_button.clicked.connect(lambda: self.save())
         buttons.addWidget(self.delete_button)
         buttons.addWidget(self.save_button)
-        editor_layout.addLayout(buttons)
-        split.addWidget(editor_box)
-        split.setSizes([200, 420])
-        layout.addWidget(split, 1)
-        self.editor.textChanged.connect(self._edited)
-        self.description.textChanged.connect(lambda _: self._edited())
-        self._refresh_timer = QTimer(self, singleShot=True, interval=150)
-        self._refresh_timer.timeout.connect(self.refresh)
-        self._show_file(None, None, None)
-        self._set_enabled()
+        column.addLayout(buttons)
+        return pane
+
+    @staticmethod
+    def _scrolled(preview: MarkdownView) -> QScrollArea:
+        """The preview is as tall as the file, and must not make the window taller than the screen."""
+        holder = QWidget()
+        column = QVBoxLayout(holder)
+        column.addWidget(preview)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(holder)
+        return scroll
 
     # -- which folder ---------------------------------------------------------------------------
 
@@ -182,33 +189,39 @@ class FilesTab(QWidget):
             return
         self._show_index_problem(statuses.get(INDEX_NAME))
         self.tree.clear()
-        dirs: dict[str, QTreeWidgetItem] = {}
-        chosen = None
+        folders: dict[str, QTreeWidgetItem] = {}
         for entry in entries:
-            parent = self.tree.invisibleRootItem()
-            parts = entry.name.split("/")
-            for depth in range(1, len(parts)):
-                key = "/".join(parts[:depth])
-                if key not in dirs:
-                    dirs[key] = QTreeWidgetItem(parent, [parts[depth - 1] + "/", ""])
-                    dirs[key].setExpanded(True)
-                parent = dirs[key]
-            status = statuses.get(entry.name)
-            item = QTreeWidgetItem(parent, [parts[-1], human_size(entry.size)])
-            item.setData(0, Qt.UserRole, entry.name)
-            tip = entry.name
-            if status is not None and status.description:
-                tip += f"\n{status.description}"
-            if status is not None and status.status == "problem":
-                item.setText(0, f"⚠ {parts[-1]}")
-                tip += "\n" + self.tr("not indexed: {why}").format(why=status.detail)
-            item.setToolTip(0, tip)
+            item = self._file_item(self._parent_item(entry.name, folders), entry, statuses.get(entry.name))
             if entry.name == self.name:
-                chosen = item
-        if chosen is not None:
-            self.tree.blockSignals(True)
-            self.tree.setCurrentItem(chosen)
-            self.tree.blockSignals(False)
+                self.tree.blockSignals(True)
+                self.tree.setCurrentItem(item)
+                self.tree.blockSignals(False)
+
+    def _parent_item(self, name: str, folders: dict[str, QTreeWidgetItem]) -> QTreeWidgetItem:
+        """The tree item a file goes under: its folder's, made (expanded) the first time it is needed."""
+        parent = self.tree.invisibleRootItem()
+        parts = name.split("/")
+        for depth in range(1, len(parts)):
+            key = "/".join(parts[:depth])
+            if key not in folders:
+                folders[key] = QTreeWidgetItem(parent, [parts[depth - 1] + "/", ""])
+                folders[key].setExpanded(True)
+            parent = folders[key]
+        return parent
+
+    def _file_item(self, parent: QTreeWidgetItem, entry, status) -> QTreeWidgetItem:
+        """A file's row: its name and size; its description, or why it is not indexed (⚠), on hover."""
+        short = entry.name.rsplit("/", 1)[-1]
+        item = QTreeWidgetItem(parent, [short, human_size(entry.size)])
+        item.setData(0, Qt.UserRole, entry.name)
+        tip = entry.name
+        if status is not None and status.description:
+            tip += f"\n{status.description}"
+        if status is not None and status.status == PROBLEM:
+            item.setText(0, f"⚠ {short}")
+            tip += "\n" + self.tr("not indexed: {why}").format(why=status.detail)
+        item.setToolTip(0, tip)
+        return item
 
     def _show_index_problem(self, status) -> None:
         if status is None:
@@ -251,7 +264,7 @@ class FilesTab(QWidget):
         if name == self.name and self._dirty():    # typed into while it was being read again
             self._show_conflict()
             return
-        self._show_file(name, document, digest(data))
+        self._show_file(name, document, bytes_hash(data))
         self.conflict.hide()
         self.state.setText(self.tr("{name} · saved").format(name=name))
 
@@ -288,15 +301,10 @@ class FilesTab(QWidget):
         body, description = self.editor.toPlainText(), self.description.text().strip() or None
 
         def write(engram):
-            target = engram.files.folder(folder)
-            try:
-                current = digest(target.read_bytes(name))
-            except Exception:
-                current = None          # deleted on disk: writing it back loses nothing
-            if not force and current is not None and current != expected:
-                return None
+            if not force:
+                return engram.files.write_unless_changed(folder, name, body, description, expected)
             status = engram.files.write(folder, name, body, description)
-            return status, digest(target.read_bytes(status.name))
+            return status, engram.files.disk_hash(folder, status.name)
 
         self.state.setText(self.tr("Saving…"))
         self.backend.disk(write, returned=lambda result: self._saved(folder, name, result), errored=self._failed)
@@ -312,13 +320,13 @@ class FilesTab(QWidget):
         self._clean = (self.description.text(), self.editor.toPlainText())
         self.conflict.hide()
         state = self.tr("{name} · saved").format(name=status.name)
-        if status.status == "problem":
+        if status.status == PROBLEM:
             state += " · " + self.tr("not indexed: {why}").format(why=status.detail)
         self.state.setText(state)
         self.refresh()
 
     def _failed(self, error) -> None:
-        self.state.setText(f"<span style='color:#c0392b'>{error}</span>")
+        self.state.setText(f"<span style='color:#c0392b'>{explain(error)}</span>")
 
     def _show_conflict(self) -> None:
         self.conflict.show_message(
@@ -374,14 +382,8 @@ class FilesTab(QWidget):
         if event.name != self.name:
             return
         folder, name = self.folder, self.name
-
-        def check(engram):
-            try:
-                return digest(engram.files.folder(folder).read_bytes(name))
-            except Exception:
-                return None
-
-        self.backend.disk(check, returned=lambda current: self._disk_changed(folder, name, current))
+        self.backend.disk(lambda engram: engram.files.disk_hash(folder, name),
+                          returned=lambda current: self._disk_changed(folder, name, current))
 
     def _disk_changed(self, folder, name, current) -> None:
         if folder != self.folder or name != self.name or current == self.loaded:

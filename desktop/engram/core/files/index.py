@@ -126,6 +126,26 @@ class FileIndex:
         self._emit([status, *index])
         return status
 
+    def write_unless_changed(self, folder: str, name: str, body: str, description: str | None,
+                             opened: str | None) -> tuple[FileStatus, str] | None:
+        """A person's save from an editor: write the file unless another program changed it on
+        disk since it was opened (``opened``: the hash of its bytes then, see ``disk_hash``); None
+        when it did, and nothing is written. A file deleted on disk meanwhile is written back: that
+        loses nothing. Returns the status and the hash of the bytes now on disk."""
+        with self._lock:             # no write by the model or a sync between the check and the write
+            current = self.disk_hash(folder, name)
+            if current is not None and current != opened:
+                return None
+            status = self.write(folder, name, body, description)
+            return status, self.disk_hash(folder, status.name)
+
+    def disk_hash(self, folder: str, name: str) -> str | None:
+        """The hash of a file's bytes on disk now; None when it cannot be read (deleted, say)."""
+        try:
+            return bytes_hash(self.folder(folder).read_bytes(name))
+        except EngramError:
+            return None
+
     def delete(self, folder: str, name: str) -> FileStatus:
         with self._lock:
             name = self.folder(folder).delete(name)
