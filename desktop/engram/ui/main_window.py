@@ -4,11 +4,11 @@ run on the backend's worker threads."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
+from engram.core.errors import EngramError, InvalidInput
 from engram.core.files import TRASH_DIR
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
@@ -17,11 +17,9 @@ from engram.ui.memories_tab import MemoriesTab
 from engram.ui.notice import Notice, explain
 from engram.ui.sessions_panel import SessionsPanel
 from engram.ui.status_bar import StatusBar
+from engram.ui.turn_controller import TurnController, status_note
 
 HEALTH_MS = 2000
-# A stored message's status as its bubble notes it.
-STATUS_NOTES = {"stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"),
-                "error": QT_TRANSLATE_NOOP("MainWindow", "error")}
 
 
 class MainWindow(QMainWindow):
@@ -29,12 +27,6 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.backend = backend
         self.session = None          # the open Session, or None for a chat not yet started
-        self.turn = None             # the Worker of the reply that is streaming
-        self._reply = None           # its bubble
-        self._turn_session: dict = {}  # {"id": its session's id}, also of a new chat the turn made
-        self._replaced = None        # the reply bubble a Retry replaces, hidden until the new one is stored
-        self._sending = ""           # its words, until they are safely stored
-        self._model_name = ""
         self.settings_dialog = None
         self.setWindowTitle("Engram")
         screen = QGuiApplication.primaryScreen().availableGeometry()
@@ -46,11 +38,23 @@ class MainWindow(QMainWindow):
         self.memories = MemoriesTab(backend)
         self.files = FilesTab(backend)
         self.context = ContextTab()
+        # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
+        self.words_only = Notice(closable=False)
+        self.status = StatusBar()
+        self._lay_out()
+        self.turn_controller = TurnController(backend, self.chat, self.status, self)
+        self._connect()
+        self._health = QTimer(self, interval=HEALTH_MS)
+        self._health.timeout.connect(self.refresh_health)
+        self._last_pending = None
+        self.chat.show_welcome()
+        self.chat.composer.setFocus()
+
+    def _lay_out(self) -> None:
+        """Sessions | the chat (a notice above it) | the tabs, and the status bar below."""
         self.tabs.addTab(self.memories, self.tr("Memories"))
         self.tabs.addTab(self.files, self.tr("Files"))
         self.tabs.addTab(self.context, self.tr("Context"))
-        # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
-        self.words_only = Notice(closable=False)
         centre = QWidget()
         column = QVBoxLayout(centre)
         column.setContentsMargins(0, 0, 0, 0)
@@ -68,9 +72,10 @@ class MainWindow(QMainWindow):
         split.setSizes([250, 690, 380])
         split.setChildrenCollapsible(False)
         self.setCentralWidget(split)
-        self.status = StatusBar()
         self.setStatusBar(self.status)
 
+    def _connect(self) -> None:
+        """What each panel, the turn controller, the backend and the keyboard shortcuts ask for."""
         self.sessions.new_requested.connect(self.new_chat)
         self.sessions.selected.connect(self.open_session)
         self.sessions.search_changed.connect(lambda _: self.refresh_sessions())
@@ -83,21 +88,17 @@ class MainWindow(QMainWindow):
         self.chat.view.retry_requested.connect(self.retry)
         self.chat.view.context_requested.connect(self.show_context)
         self.chat.view.copied.connect(lambda: self.status.showMessage(self.tr("Copied to the clipboard"), 2000))
+        self.turn_controller.replied.connect(lambda result: self.context.show_record(result.record))
+        self.turn_controller.adopted.connect(self._adopt_session)
         self.memories.jump_requested.connect(self.jump_to)
         self.memories.forgotten.connect(self._after_forgetting)
         self.status.retry_requested.connect(self.retry_failed_work)
-        backend.opened.connect(self._opened)
-        backend.failed.connect(self._open_failed)
-        backend.error.connect(self.show_error)
-
+        self.backend.opened.connect(self._opened)
+        self.backend.failed.connect(self._open_failed)
+        self.backend.error.connect(self.show_error)
         for keys, action in (("Ctrl+N", self.new_chat), ("Ctrl+F", self.focus_search), ("Esc", self.stop),
                              ("Ctrl+,", self.open_settings)):
             QShortcut(QKeySequence(keys), self, activated=action)
-        self._health = QTimer(self, interval=HEALTH_MS)
-        self._health.timeout.connect(self.refresh_health)
-        self._last_pending = None
-        self.chat.show_welcome()
-        self.chat.composer.setFocus()
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -169,9 +170,9 @@ class MainWindow(QMainWindow):
                            errored=self._model_failed)
 
     def _model_ready(self, model) -> None:
-        self._model_name = getattr(model, "name", "")
-        self.status.set_model_state("ready", self._model_name)
-        self.chat.model_name.setText(self._model_name)
+        self.turn_controller.model_name = getattr(model, "name", "")
+        self.status.set_model_state("ready", self.turn_controller.model_name)
+        self.chat.model_name.setText(self.turn_controller.model_name)
         self.chat.notice.hide()
 
     def _model_failed(self, error) -> None:
@@ -207,7 +208,7 @@ class MainWindow(QMainWindow):
             self.open_session(self.session.id)
 
     def new_chat(self) -> None:
-        if self.turn is not None:
+        if self.turn_controller.busy:
             return
         self.session = None
         self.chat.title.setText(self.tr("New chat"))
@@ -220,7 +221,7 @@ class MainWindow(QMainWindow):
         self.chat.composer.setFocus()
 
     def open_session(self, session_id: str, reveal: int | None = None) -> None:
-        if self.turn is not None:
+        if self.turn_controller.busy:
             return
 
         def load(engram):
@@ -240,7 +241,7 @@ class MainWindow(QMainWindow):
             if message.role == "assistant":
                 bubble.set_memories_used(recalled.get(message.id, 0))
                 if message.status != "complete":
-                    bubble.set_status(message.status, self._status_note(message.status))
+                    bubble.set_status(message.status, status_note(message.status))
         if not messages:
             self.chat.show_welcome()
         self.files.set_folder(session.folder)
@@ -298,75 +299,21 @@ class MainWindow(QMainWindow):
             self.open_session(session_id, reveal=message_id)
             self.refresh_sessions()
 
-    # -- a turn ---------------------------------------------------------------------------------
+    # -- a turn (the controller streams it; the window shows the chat it made) --------------------
+
+    @property
+    def turn(self):
+        """The Worker of the reply that is streaming; None between replies."""
+        return self.turn_controller.worker
 
     def send(self, text: str) -> None:
-        if self.turn is not None or not text.strip():
-            return
-        if not self.backend.ready:
-            self.chat.notice.show_message(self.tr("Engram is still starting; your message is still in the box."),
-                                          "info")
-            return
-        if self.session is None or not self.chat.view.bubbles or self.chat.view.bubbles[0].key is None:
-            self.chat.view.clear()
-        self.chat.composer.clear()
-        self.chat.notice.hide()
-        self._sending = text
-        self.chat.view.add("user", text)
-        self._start_turn(self.session.id if self.session else None, text)
+        self.turn_controller.send(text, self.session.id if self.session else None)
 
-    def _start_turn(self, session_id: str | None, text: str | None) -> None:
-        """Stream a reply into a new bubble: to ``text``, or with None to the session's last
-        message again (Retry)."""
-        reply = self.chat.view.add("assistant")
-        reply.set_text("")
-        self._reply = reply
-        self.chat.set_streaming(True)
-        self.status.set_model_state("busy")
-
-        self._turn_session = {"id": session_id}
-
-        def turn(engram, worker):
-            streaming = {"on_token": worker.emit, "stop": worker.stop, "max_tokens": engram.settings.chat_max_tokens}
-            if text is None:
-                return engram.turn_engine.regenerate(session_id, **streaming)
-            sid = session_id or engram.sessions.get_or_create(None, engram.user, title=text).id
-            self._turn_session["id"] = sid
-            return engram.turn_engine.send(sid, text, **streaming)
-
-        self.turn = self.backend.model(turn, yielded=reply.append, returned=self._turn_done,
-                                       errored=self._turn_failed)
+    def retry(self) -> None:
+        self.turn_controller.retry(self.session.id if self.session else None)
 
     def stop(self) -> None:
-        if self.turn is not None:
-            self.turn.stop.set()
-            self._reply.note.setText(self.tr("stopping…"))
-
-    def _turn_finished(self) -> None:
-        self.turn = None
-        self.chat.set_streaming(False)
-        self.chat.composer.setFocus()
-
-    def _turn_done(self, result) -> None:
-        self._turn_finished()
-        if self._replaced is not None:
-            self.chat.view.remove(self._replaced)
-            self._replaced = None
-        reply = self._reply
-        reply.key = result.reply.id
-        reply.turn = result.record
-        reply.set_text(result.reply.content or self.tr("*(no reply)*"))
-        reply.set_memories_used(len(result.record.recalled))
-        if result.stopped:
-            reply.set_status("stopped", self._status_note("stopped"))
-        users = [b for b in self.chat.view.bubbles if b.role == "user"]
-        if users:
-            users[-1].key = result.user_message.id
-        self.chat.view._mark_last_reply()
-        self.status.set_model_state("ready", self._model_name)
-        self.status.set_speed(result.generation.tokens_per_second)
-        self.context.show_record(result.record)
-        self._adopt_session(result.session)
+        self.turn_controller.stop()
 
     def _adopt_session(self, session) -> None:
         """The chat's session, once the first turn made it (or renamed it)."""
@@ -377,63 +324,6 @@ class MainWindow(QMainWindow):
             self.files.set_folder(session.folder)
             self.memories.set_session(session.id)
         self.refresh_sessions()
-
-    def _turn_failed(self, error) -> None:
-        self._turn_finished()
-        self.status.set_model_state("ready" if isinstance(error, (InvalidInput, DataDirError)) else "error")
-        if self._replaced is not None:        # a failed Retry: the old reply stays, as it does on disk
-            self.chat.view.remove(self._reply)
-            self._replaced.show()
-            self._replaced = None
-            self.show_error(error)
-            return
-        text = self._sending
-        why = self.tr("**Engram could not reply.** {why}").format(why=EngramError.message_of(error))
-        if hint := getattr(error, "hint", ""):
-            why += "\n\n*" + self.tr("Fix: {hint}").format(hint=hint) + "*"
-        self._reply.set_text(why)
-        self._reply.set_status("error", self._status_note("error"))
-        session_id = self._turn_session["id"]
-
-        def saved(engram):
-            """The chat the turn wrote to (None when none was made) and whether the person's words
-            reached the database (then they are not lost)."""
-            try:
-                session = engram.sessions.get(session_id) if session_id else None
-            except NotFound:
-                return None, False
-            last = engram.sessions.messages(session_id, roles=("user",), last=1) if session else []
-            return session, bool(last) and last[0].content == text
-
-        reply = self._reply
-
-        def check(found):
-            session, stored = found
-            if session is not None:
-                self._adopt_session(session)           # made by this turn: sending again goes on in it
-            if stored:
-                self.chat.view.offer_answer(reply)     # Retry, once the cause is fixed
-            elif not self.chat.composer.toPlainText().strip():
-                self.chat.composer.setPlainText(text)
-                self.chat.notice.show_message(self.tr("Your message was not sent; it is back in the input box."),
-                                              "warning")
-
-        self.backend.disk(saved, returned=check)
-        self.refresh_sessions()
-
-    def _status_note(self, status: str) -> str:
-        return self.tr(STATUS_NOTES[status]) if status in STATUS_NOTES else status
-
-    def retry(self) -> None:
-        """Replace the last reply (or the error in its place) with a new one to the same message,
-        which is not sent again."""
-        last = self.chat.view.last_reply()
-        if self.turn is not None or self.session is None or last is None or (last.key is None and not last.answerable):
-            return
-        self.chat.notice.hide()
-        last.hide()
-        self._replaced = last
-        self._start_turn(self.session.id, None)
 
     def show_context(self, bubble) -> None:
         self.tabs.setCurrentWidget(self.context)
@@ -499,7 +389,7 @@ class MainWindow(QMainWindow):
     def move_data_dir(self, target: str, done) -> None:
         """Move the data folder safely (copy, verify, remove the old), remember the new place in the
         settings and reopen; ``done`` gets the new folder or the error (then the old one reopens)."""
-        if self.turn is not None or not self.backend.ready:
+        if self.turn_controller.busy or not self.backend.ready:
             done(InvalidInput(self.tr("Engram is busy"),
                               hint=self.tr("wait for the reply to end (or press Stop), then move")))
             return
