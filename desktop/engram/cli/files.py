@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from engram.cli import open_engram, owned_session
 from engram.cli.terminal import count, read_stdin
 from engram.core.files import FileIndex
-from engram.core.files.index import PROBLEM
+from engram.core.files.catalog import PROBLEM
 from engram.core.files.tools import file_tools
 
 

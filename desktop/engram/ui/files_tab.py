@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMe
 
 from engram.core.files import INDEX_NAME
 from engram.core.files.folder import bytes_hash
-from engram.core.files.index import PROBLEM
+from engram.core.files.catalog import PROBLEM
 from engram.ui.markdown_view import MarkdownView
 from engram.ui.notice import Notice, explain
 

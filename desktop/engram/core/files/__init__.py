@@ -2,7 +2,8 @@
 ``file``, kept current by a watcher, and offered to the model as tools (MAF FileMemoryProvider)."""
 
 from engram.core.files.folder import SessionFolder
-from engram.core.files.index import FileEvent, FileIndex, FileStatus
+from engram.core.files.catalog import FileStatus
+from engram.core.files.index import FileEvent, FileIndex
 from engram.core.files.names import INDEX_NAME
 from engram.core.files.trash import TRASH_DIR
 

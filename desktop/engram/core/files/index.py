@@ -1,5 +1,6 @@
-"""The session files' index in the database: chunks as memories of kind ``file``, a status per
-file, and ``memories.md`` kept in step.
+"""The session files' index: keeps the database's catalog of the files (``catalog.py``: a status
+per file, its chunks as memories of kind ``file``) and ``memories.md`` in step with the disk, under
+one lock, and tells subscribers (the Files tab) what changed.
 
 The files are the truth; this index can always be rebuilt from them (``sync_folder(force=True)``).
 Syncing a file compares the hash of its bytes with the last one seen, so a write the app itself
@@ -26,36 +27,17 @@ from pathlib import Path
 
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import chunks as chunking
+from engram.core.files.catalog import INDEXED, PROBLEM, FileCatalog, FileStatus, Piece
 from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_text
 from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_name
 from engram.core.files.trash import move_to_trash
-from engram.core.records import Kind, Memory, NewMemory, content_hash, normalise_text, now_iso
+from engram.core.records import Kind, Memory
 from engram.core.scope import Scope
 from engram.core.search import SearchOptions
 from engram.core.store import MemoryStore
 
 log = logging.getLogger(__name__)
-INDEXED, PROBLEM, REMOVED = "indexed", "problem", "removed"
 MAX_HEADING_CHARS = 120
-
-
-@dataclass(frozen=True)
-class FileStatus:
-    folder: str
-    name: str
-    status: str              # indexed | problem | removed
-    detail: str = ""         # why a file has a problem, or a note (e.g. broken front matter)
-    description: str = ""
-    chunks: int = 0
-    size: int = 0
-
-    @property
-    def summary(self) -> str:
-        """What a listing shows for the file: its description, or why it is not indexed (for
-        memories.md, why it is not written)."""
-        if self.status == INDEXED:
-            return self.description
-        return f"(not {'written' if self.name == INDEX_NAME else 'indexed'}: {self.detail})"
 
 
 @dataclass(frozen=True)
@@ -86,6 +68,7 @@ class FileIndex:
                  scope_for: Callable[[str], Scope | None] | None = None):
         self.store = store
         self.db = store.db
+        self.catalog = FileCatalog(store)
         self.root = Path(sessions_root)
         self.scope_for = scope_for or self._session_scope
         self._lock = threading.RLock()
@@ -149,7 +132,7 @@ class FileIndex:
     def delete(self, folder: str, name: str) -> FileStatus:
         with self._lock:
             name = self.folder(folder).delete(name)
-            status = self._remove(folder, name)
+            status = self.catalog.remove(folder, name)
             index = self._refresh(folder)
         self._emit([status, *index])
         return status
@@ -160,13 +143,8 @@ class FileIndex:
         if scope is None:
             raise NotFound(f"{folder!r} is not the folder of a session")
         hits = self.store.search(query, scope, SearchOptions(mode=mode, k=k, kinds=(Kind.FILE.value,))).hits
-        found = []
-        for hit in hits:
-            where = self.db.query_one("SELECT name, line FROM session_file_chunks WHERE folder = ? AND memory_id = ?"
-                                      " ORDER BY name, position LIMIT 1", (folder, hit.memory.id))
-            if where:
-                found.append(FileHit(where[0], where[1], hit.memory, hit.score))
-        return found
+        places = [(self.catalog.chunk_place(folder, hit.memory.id), hit) for hit in hits]
+        return [FileHit(*place, hit.memory, hit.score) for place, hit in places if place]
 
     # -- keeping the index in step with the disk -----------------------------------------------
 
@@ -189,8 +167,8 @@ class FileIndex:
             for name in sorted(on_disk):
                 if (status := self._sync(folder, name, force)) is not None:
                     changed.append(status)
-            for name in sorted(set(self._names(folder)) - on_disk - {INDEX_NAME}):
-                changed.append(self._remove(folder, name))
+            for name in sorted(set(self.catalog.names(folder)) - on_disk - {INDEX_NAME}):
+                changed.append(self.catalog.remove(folder, name))
             self._drop_orphans(folder)
             changed += self._refresh(folder)
         self._emit(changed)
@@ -206,9 +184,9 @@ class FileIndex:
     def forget(self, folder: str) -> int:
         """Drop a folder's whole index (its session was deleted); returns how many files."""
         with self._lock:
-            names = self._names(folder)
+            names = self.catalog.names(folder)
             for name in names:
-                self._remove(folder, name)
+                self.catalog.remove(folder, name)
             self._drop_orphans(folder)
         return len(names)
 
@@ -222,30 +200,17 @@ class FileIndex:
 
     def folders(self) -> set[str]:
         """Every folder the index holds files of."""
-        return {f for (f,) in self.db.query("SELECT DISTINCT folder FROM session_files")}
+        return self.catalog.folders()
 
     def statuses(self, folder: str) -> list[FileStatus]:
-        rows = self.db.query("SELECT folder, name, status, detail, description, chunks, size FROM session_files"
-                             " WHERE folder = ? ORDER BY name", (folder,))
-        return [FileStatus(*row) for row in rows]
+        return self.catalog.statuses(folder)
 
     def status(self, folder: str, name: str) -> FileStatus:
-        row = self.db.query_one("SELECT folder, name, status, detail, description, chunks, size FROM session_files"
-                                " WHERE folder = ? AND name = ?", (folder, name))
-        return FileStatus(*row) if row else FileStatus(folder, name, REMOVED)
+        return self.catalog.status(folder, name)
 
     def chunk_memories(self, folder: str, name: str | None = None) -> list[Memory]:
         """The memories holding a folder's (or one file's) chunks, in file and chunk order."""
-        sql = "SELECT memory_id FROM session_file_chunks WHERE folder = ?"
-        params: list = [folder]
-        if name is not None:
-            sql += " AND name = ?"
-            params.append(name)
-        ids = [i for (i,) in self.db.query(sql + " ORDER BY name, position", params)]
-        return self.store.get_many(ids)
-
-    def _names(self, folder: str) -> list[str]:
-        return [n for (n,) in self.db.query("SELECT name FROM session_files WHERE folder = ?", (folder,))]
+        return self.catalog.chunk_memories(folder, name)
 
     # -- the work, under the lock --------------------------------------------------------------
 
@@ -259,9 +224,10 @@ class FileIndex:
             scope = self.scope_for(folder)
             if scope is None:
                 return None
-            return self._record(folder, name, scope, PROBLEM, f"could not be indexed: {e}")
+            return self.catalog.record(folder, name, scope, PROBLEM, f"could not be indexed: {e}")
 
     def _read_and_record(self, folder: str, name: str, force: bool) -> FileStatus | None:
+        """Record what the file on disk is now: gone, refused (and why), or its chunks."""
         scope = self.scope_for(folder)
         if scope is None or is_ignored(name):
             return None
@@ -269,30 +235,33 @@ class FileIndex:
         try:
             info = os.lstat(session_folder.path / name)
         except (FileNotFoundError, NotADirectoryError):
-            return self._remove(folder, name) if name in self._names(folder) else None
+            return self._gone(folder, name)
         if stat.S_ISDIR(info.st_mode):
             return None
         problem = self._refusal(name, info)
         if problem:
-            return self._record(folder, name, scope, PROBLEM, problem, size=info.st_size)
+            return self.catalog.record(folder, name, scope, PROBLEM, problem, size=info.st_size)
         try:
             data = session_folder.read_bytes(name)
         except NotFound:  # deleted while being indexed
-            return self._remove(folder, name) if name in self._names(folder) else None
+            return self._gone(folder, name)
         except EngramError as e:
-            return self._record(folder, name, scope, PROBLEM, e.message, size=info.st_size)
+            return self.catalog.record(folder, name, scope, PROBLEM, e.message, size=info.st_size)
         digest = bytes_hash(data)
-        known = self.db.query_one("SELECT content_hash FROM session_files WHERE folder = ? AND name = ?",
-                                  (folder, name))
-        if not force and known and known[0] == digest:
+        if not force and self.catalog.bytes_hash(folder, name) == digest:
             return None
         try:
             doc = decode(name, data)
         except InvalidInput as e:
-            return self._record(folder, name, scope, PROBLEM, e.message, digest=digest, size=len(data))
-        pieces = [(memory_text(name, c), doc.body_line + c.line - 1,
-                   {"folder": folder, "path": name, "headings": list(c.headings)}) for c in chunking.split(doc.body)]
-        return self._record(folder, name, scope, INDEXED, doc.problem, doc.description, digest, len(data), pieces)
+            return self.catalog.record(folder, name, scope, PROBLEM, e.message, digest=digest, size=len(data))
+        pieces = [Piece(memory_text(name, c), doc.body_line + c.line - 1,
+                        {"folder": folder, "path": name, "headings": list(c.headings)}) for c in chunking.split(doc.body)]
+        return self.catalog.record(folder, name, scope, INDEXED, doc.problem, doc.description, digest, len(data),
+                                   pieces)
+
+    def _gone(self, folder: str, name: str) -> FileStatus | None:
+        """A file gone from disk leaves the index; None when the index never had it."""
+        return self.catalog.remove(folder, name) if name in self.catalog.names(folder) else None
 
     @staticmethod
     def _refusal(name: str, info: os.stat_result) -> str:
@@ -311,79 +280,9 @@ class FileIndex:
             return f"too large ({info.st_size / 1e6:.1f} MB); files over {MAX_FILE_BYTES // 1024} KiB are not indexed"
         return ""
 
-    def _record(self, folder: str, name: str, scope: Scope, status: str, detail: str = "", description: str = "",
-                digest: str = "", size: int = 0, pieces: list[tuple[str, int, dict]] = ()) -> FileStatus | None:
-        """Store a file's status and make its chunks exactly ``pieces`` (text, line, source),
-        embedding only texts not stored yet. Returns None when nothing changed."""
-        wanted: list[tuple[str, str, int, dict]] = []   # (text, hash, line, source)
-        for text, line, source in pieces:
-            try:
-                clean = normalise_text(text)
-            except InvalidInput:
-                continue
-            wanted.append((clean, content_hash(clean), line, source))
-        known = self._existing(scope, [h for _, h, _, _ in wanted])
-        fresh = list({h: (t, s) for t, h, _, s in wanted if h not in known}.values())
-        embedder = self.store.embedder      # None: words only; the chunks are embedded once a model works
-        vectors = embedder.embed([t for t, _ in fresh]) if fresh and embedder is not None else None
-        row = (status, detail, description, digest, size)
-        with self.db.transaction() as conn:
-            if fresh:
-                # Vectors of a model switched away from meanwhile would land in the new one's table:
-                # those chunks are left to embed_pending instead.
-                added = self.store.add_many([NewMemory(t, scope, Kind.FILE, source=s) for t, s in fresh],
-                                            embed=False, vectors=vectors if self.store.embedder is embedder else None)
-                known.update({m.content_hash: m.id for m in added})
-            chunks = [(known[h], line) for _, h, line, _ in wanted]
-            before = conn.execute("SELECT status, detail, description, content_hash, size FROM session_files"
-                                  " WHERE folder = ? AND name = ?", (folder, name)).fetchone()
-            old = conn.execute("SELECT memory_id, line FROM session_file_chunks WHERE folder = ? AND name = ?"
-                               " ORDER BY position", (folder, name)).fetchall()
-            if before == row and old == chunks:
-                return None
-            conn.execute("DELETE FROM session_file_chunks WHERE folder = ? AND name = ?", (folder, name))
-            conn.executemany("INSERT INTO session_file_chunks(folder, name, position, line, memory_id)"
-                             " VALUES (?,?,?,?,?)", [(folder, name, n, line, mid) for n, (mid, line) in enumerate(chunks)])
-            conn.execute("INSERT OR REPLACE INTO session_files(folder, name, status, detail, description,"
-                         " content_hash, size, chunks, indexed_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                         (folder, name, *row, len(chunks), now_iso()))
-            self._forget_unused(conn, {mid for mid, _ in old})
-        return FileStatus(folder, name, status, detail, description, len(chunks), size)
-
-    def _existing(self, scope: Scope, hashes: list[str]) -> dict[str, int]:
-        if not hashes:
-            return {}
-        rows = self.db.query(
-            "SELECT content_hash, id FROM memories WHERE application = ? AND agent = ? AND user = ? AND session = ?"
-            f" AND kind = 'file' AND content_hash IN ({','.join('?' * len(hashes))})",
-            (*[v for _, v in scope.items()], *hashes))
-        return dict(rows)
-
-    def _remove(self, folder: str, name: str) -> FileStatus:
-        with self.db.transaction() as conn:
-            old = {i for (i,) in conn.execute("SELECT memory_id FROM session_file_chunks WHERE folder = ? AND name = ?",
-                                              (folder, name))}
-            conn.execute("DELETE FROM session_file_chunks WHERE folder = ? AND name = ?", (folder, name))
-            conn.execute("DELETE FROM session_files WHERE folder = ? AND name = ?", (folder, name))
-            self._forget_unused(conn, old)
-        return FileStatus(folder, name, REMOVED)
-
-    def _forget_unused(self, conn, memory_ids: set[int]) -> None:
-        for memory_id in sorted(memory_ids):
-            if conn.execute("SELECT 1 FROM session_file_chunks WHERE memory_id = ?", (memory_id,)).fetchone() is None:
-                self.store.delete(memory_id, actor="system")
-
     def _drop_orphans(self, folder: str) -> None:
-        """Forget file memories of the folder's scope that no chunk refers to (left by a crash)."""
-        scope = self.scope_for(folder)
-        if scope is None:
-            return
-        rows = self.db.query(
-            "SELECT m.id FROM memories m WHERE m.application = ? AND m.agent = ? AND m.user = ? AND m.session = ?"
-            " AND m.kind = 'file' AND NOT EXISTS (SELECT 1 FROM session_file_chunks c WHERE c.memory_id = m.id)",
-            [v for _, v in scope.items()])
-        with self.db.transaction() as conn:
-            self._forget_unused(conn, {i for (i,) in rows})
+        if (scope := self.scope_for(folder)) is not None:
+            self.catalog.drop_orphans(scope)
 
     def _refresh(self, folder: str) -> list[FileStatus]:
         """Rewrite memories.md from the statuses (only when the folder exists and the text differs).
@@ -398,16 +297,9 @@ class FileIndex:
                 session_folder.write_index(index_text(entries))
             except DataDirError as e:
                 problem = e.message
-        return self._index_problem(folder, problem)
-
-    def _index_problem(self, folder: str, problem: str) -> list[FileStatus]:
-        """Record why memories.md could not be written, or clear it (``problem`` empty)."""
         if self.status(folder, INDEX_NAME).detail == problem:
             return []
         if problem:
             log.warning("cannot write %s in %s: %s", INDEX_NAME, folder, problem)
-            self.db.execute("INSERT OR REPLACE INTO session_files(folder, name, status, detail, indexed_at)"
-                            " VALUES (?,?,?,?,?)", (folder, INDEX_NAME, PROBLEM, problem, now_iso()))
-        else:
-            self.db.execute("DELETE FROM session_files WHERE folder = ? AND name = ?", (folder, INDEX_NAME))
+        self.catalog.set_index_problem(folder, problem)
         return [self.status(folder, INDEX_NAME)]
