@@ -43,7 +43,8 @@ def schema_errors(value, schema: dict, where: str = "$") -> list[str]:
     each starting with where it is (``$.memories[2].text``); an empty list when it matches.
     jsonschema (the reference validator) does the checking, every keyword included; the words are
     ours, so that a value that is too long is measured, not repeated back."""
-    errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    errors = sorted(Draft202012Validator(schema).iter_errors(value),
+                    key=lambda e: [(isinstance(part, str), part) for part in e.absolute_path])   # outer first
     problems: list[str] = []
     for error in errors:
         for problem in _problems(error, _where(where, error.absolute_path)):
