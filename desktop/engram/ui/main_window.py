@@ -299,7 +299,7 @@ class MainWindow(QMainWindow):
             self.open_session(session_id, reveal=message_id)
             self.refresh_sessions()
 
-    # -- a turn (the controller streams it; the window shows the chat it made) --------------------
+    # -- a turn (the controller streams it; the window shows the chat it made) ------------------
 
     @property
     def turn(self):

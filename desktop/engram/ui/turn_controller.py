@@ -20,6 +20,7 @@ STATUS_NOTES = {"stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"),
 
 
 def status_note(status: str) -> str:
+    """The note under a reply whose stored status is not ``complete``."""
     return QCoreApplication.translate("MainWindow", STATUS_NOTES[status]) if status in STATUS_NOTES else status
 
 
@@ -64,7 +65,8 @@ class TurnController(QObject):
         """Replace the last reply (or the error in its place) with a new one to the same message,
         which is not sent again."""
         last = self.chat.view.last_reply()
-        if self.busy or session_id is None or last is None or (last.key is None and not last.answerable):
+        if (self.busy or not self.backend.ready or session_id is None or last is None
+                or (last.key is None and not last.answerable)):
             return
         self.chat.notice.hide()
         last.hide()
