@@ -1,0 +1,39 @@
+"""The API's key: made on first use, kept in the data folder (readable by its owner only, never
+logged), shown by ``engram serve --show-key`` and in Settings › Integrations. The file is the
+truth: a key regenerated in the window holds at once for a server in another process too."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from engram.core.atomic import write_text_atomic
+
+KEY_FILE = "api-key"
+PREFIX = "engram-"
+
+
+def key_path(data_dir: Path) -> Path:
+    return Path(data_dir) / KEY_FILE
+
+
+def api_key(data_dir: Path) -> str:
+    """The key, made now if there is none yet (or the file was emptied)."""
+    path = key_path(data_dir)
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        key = ""
+    return key or regenerate(data_dir)
+
+
+def regenerate(data_dir: Path) -> str:
+    """A new key in place of the old one, which stops working at once."""
+    key = PREFIX + secrets.token_urlsafe(32)
+    write_text_atomic(key_path(data_dir), key + "\n")      # mkstemp: mode 0600
+    return key
+
+
+def accepts(data_dir: Path, offered: str) -> bool:
+    """Whether ``offered`` is the key (compared in constant time)."""
+    return bool(offered) and secrets.compare_digest(offered.encode(), api_key(data_dir).encode())
