@@ -115,6 +115,17 @@ def test_closing_the_stream_stops_the_turn_and_keeps_what_came(api):
     assert len(reply.content.split()) < 60
 
 
+def test_a_client_that_gives_up_on_a_whole_reply_stops_the_turn_too(api):
+    engram, server, client = api
+    slow(engram)
+    with pytest.raises(openai.APITimeoutError):
+        client.with_options(timeout=0.5).chat.completions.create(
+            model="engram", extra_headers={"X-Engram-Session": "s"}, messages=[{"role": "user", "content": "Count"}])
+    wait_for(lambda: len(engram.sessions.messages("s")) == 2)
+    reply = engram.sessions.messages("s")[-1]
+    assert reply.status == "stopped" and 0 < len(reply.content.split()) < 60
+
+
 def test_a_second_request_for_a_session_waits_for_the_first(api):
     engram, server, client = api
     slow(engram, "one two three four five six seven eight nine ten eleven twelve")
@@ -207,3 +218,17 @@ def test_while_the_data_is_closed_the_api_says_so(make_engram):
         assert answer.status_code == 503 and "not open right now" in answer.json()["error"]["message"]
     finally:
         server.stop()
+
+
+def test_a_chat_model_that_cannot_load_is_a_clear_error_and_the_message_is_kept(api, tmp_path):
+    engram, server, client = api
+    engram._chat_model = None
+    engram.settings.chat_model = str(tmp_path / "gone.gguf")
+    with pytest.raises(openai.InternalServerError, match="does not exist") as caught:
+        client.chat.completions.create(model="engram", extra_headers={"X-Engram-Session": "s"},
+                                       messages=[{"role": "user", "content": "still there?"}])
+    assert caught.value.status_code == 503
+    with pytest.raises(openai.APIError, match="does not exist"):
+        list(client.chat.completions.create(model="engram", stream=True, extra_headers={"X-Engram-Session": "s"},
+                                            messages=[{"role": "user", "content": "and now?"}]))
+    assert [m.content for m in engram.sessions.messages("s")] == ["still there?", "and now?"]

@@ -39,6 +39,7 @@ from engram.integrations.api_key import accepts
 MODEL_ID = "engram"
 SESSION_HEADER = "X-Engram-Session"
 MAX_EMBED_INPUTS = 256
+DISCONNECT_CHECK_S = 0.25       # how often a reply that is not streamed looks whether its client is still there
 
 
 class ApiError(Exception):
@@ -136,8 +137,8 @@ class ChatApi:
                 try:
                     self.check_key(request)
                     return await handler(request)
-                except ApiError as e:
-                    return e.response()
+                except (ApiError, EngramError) as e:
+                    return as_api_error(e).response()
             return run
 
         return Starlette(routes=[Route("/v1/models", endpoint(self.models), methods=["GET"]),
@@ -191,8 +192,17 @@ class ChatApi:
         headers = {SESSION_HEADER: session.id}
         if asked.stream:
             return TurnStream(turn, self._stream(turn), headers=headers | {"Cache-Control": "no-cache"})
-        result = await turn.outcome()
-        return JSONResponse(completion(turn, result), headers=headers)
+        return JSONResponse(completion(turn, await self._awaited(turn, request)), headers=headers)
+
+    @staticmethod
+    async def _awaited(turn: "Turn", request: Request) -> TurnResult:
+        """The turn's outcome; a client that leaves meanwhile (a timeout, say) stops it, as a closed stream does."""
+        outcome = asyncio.ensure_future(turn.outcome())
+        while not outcome.done():
+            await asyncio.wait({outcome}, timeout=DISCONNECT_CHECK_S)
+            if not outcome.done() and await request.is_disconnected():
+                turn.stop.set()
+        return outcome.result()
 
     def _lock(self, session_id: str) -> threading.Lock:
         with self._locks_lock:
