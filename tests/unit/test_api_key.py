@@ -8,7 +8,6 @@ import sys
 import threading
 
 import pytest
-
 from engram.integrations.api_key import accepts, api_key, key_path, regenerate
 
 
@@ -40,7 +39,7 @@ def test_programs_starting_at_once_agree_on_one_key(tmp_path):
         folder.mkdir()
         keys, start = [], threading.Barrier(4)
 
-        def read():
+        def read(folder=folder, keys=keys, start=start):
             start.wait()
             keys.append(api_key(folder))
         threads = [threading.Thread(target=read) for _ in range(4)]

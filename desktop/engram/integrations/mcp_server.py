@@ -10,6 +10,8 @@ in the window.
 
 from __future__ import annotations
 
+import functools
+
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -51,7 +53,17 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         + (" This server is read-only." if read_only else "")))
 
     def tool(annotations: ToolAnnotations, name: str | None = None):
-        return server.tool(name=name, annotations=annotations)
+        """Register a tool; Engram's own errors (bad input, not found) become its error text, said plainly."""
+        def register(fn):
+            @functools.wraps(fn)
+            def run(*args, **kwargs):
+                try:
+                    return fn(*args, **kwargs)
+                except EngramError as e:
+                    raise ToolError(str(e)) from None
+            server.add_tool(run, name=name, annotations=annotations)
+            return fn
+        return register
 
     def session_of(session_id: str) -> Session:
         """The user's session; another user's reads exactly as a missing one."""
@@ -66,19 +78,7 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
     def files_tool(session_id: str, name: str):
         return {t.name: t for t in file_tools(engram.files, session_of(session_id).folder)}[name].run
 
-    def guarded(fn):
-        """Engram's own errors (bad input, not found) become the tool's error text, said plainly."""
-        def run(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except EngramError as e:
-                raise ToolError(str(e)) from None
-        run.__name__, run.__doc__, run.__annotations__ = fn.__name__, fn.__doc__, fn.__annotations__
-        run.__wrapped__ = fn
-        return run
-
     @tool(READING)
-    @guarded
     def search_memory(query: str, k: int = 5, kinds: list[str] | None = None) -> list[dict]:
         """Find the person's memories by meaning and words, best first. kinds limits the kinds
         (message, fact, preference, task, summary, experience, file)."""
@@ -86,27 +86,23 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         return [memory_json(hit.memory, hit.score) for hit in engram.store.search(query, mine, options).hits]
 
     @tool(READING)
-    @guarded
     def list_memories(kind: str | None = None, contains: str = "", limit: int = 20) -> list[dict]:
         """The person's memories, newest first; kind and contains (any case) narrow the list."""
         return [memory_json(m) for m in engram.store.list(mine, kinds=[kind] if kind else [], contains=contains,
                                                            limit=max(1, min(limit, 500)))]
 
     @tool(READING)
-    @guarded
     def list_sessions() -> list[dict]:
         """The person's chat sessions, newest first: id, title and dates."""
         return [{"id": s.id, "title": s.title, "created_at": s.created_at, "updated_at": s.updated_at}
                 for s in engram.sessions.list(user)]
 
     @tool(READING)
-    @guarded
     def read_session_file(session: str, name: str) -> str:
         """Read a markdown file from a session's folder of files."""
         return files_tool(session, "files_read")(name=name)
 
     @tool(READING)
-    @guarded
     def search_session_files(session: str, query: str) -> str:
         """Find passages in a session's files by meaning and words."""
         return files_tool(session, "files_search")(query=query)
@@ -115,7 +111,6 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         return server
 
     @tool(ADDING)
-    @guarded
     def add_memory(text: str, kind: str = "fact", ctx: Context = None) -> dict:
         """Remember a text for the person (kind: fact, preference, task or experience). The same
         text of the same kind is stored once."""
@@ -126,7 +121,6 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         return memory_json(memory)
 
     @tool(FORGETTING, name="forget_memory")
-    @guarded
     def forget(id: int) -> str:
         """Forget one of the person's memories for good (with the notes made from it)."""
         engram.store.get(id, mine)                  # another user's memory reads as missing
@@ -136,7 +130,6 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
                 + ("" if done.log_released else f" (note: {LOG_LEFT})"))
 
     @tool(REPLACING)
-    @guarded
     def write_session_file(session: str, name: str, text: str, description: str = "") -> str:
         """Save a markdown file in a session's folder (creates or replaces it), with a one-line description."""
         return files_tool(session, "files_write")(name=name, content=text, description=description or None)

@@ -250,12 +250,18 @@ class Turn:
         self.stop = threading.Event()
         self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue = asyncio.Queue()
+        self._last: tuple | None = None      # the item that ended the pieces: ("done", result) or ("error", e)
 
     def start(self) -> None:
         threading.Thread(target=self._run, name="engram-api-turn", daemon=True).start()
 
     def _run(self) -> None:
-        put = lambda item: self.loop.call_soon_threadsafe(self.queue.put_nowait, item)  # noqa: E731
+        def put(item: tuple) -> None:
+            try:
+                self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+            except RuntimeError:        # the server stopped: no one is listening, the turn ends as it may
+                self.stop.set()
+
         try:
             with self.lock:
                 if self.stop.is_set():          # the client left while it waited: nothing is said
@@ -272,7 +278,7 @@ class Turn:
         self._last = item
 
     async def outcome(self) -> TurnResult:
-        item = getattr(self, "_last", None)
+        item = self._last
         while item is None or item[0] == "piece":
             item = await self.queue.get()
         self._last = item

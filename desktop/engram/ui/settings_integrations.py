@@ -9,8 +9,20 @@ import threading
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
-                               QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engram.integrations import DEFAULT_HOST
 from engram.integrations.api_key import api_key, regenerate
@@ -39,7 +51,7 @@ class ApiHost(QObject):
                          daemon=True).start()
 
     def _apply(self, enabled: bool, port: int, data_dir) -> None:
-        from engram.integrations.api_server import ApiServer    # uvicorn loads only when the API is used
+        from engram.integrations.api_server import ApiServer  # uvicorn loads only when the API is used
 
         with self._lock:
             if self.server is not None and (not enabled or self.server.port != port):
