@@ -10,10 +10,11 @@ import threading
 import httpx
 import openai
 import pytest
+from PySide6.QtWidgets import QMessageBox
+
 from engram.core.scope import Scope
 from engram.core.settings import Settings
 from engram.integrations.api_key import api_key
-from PySide6.QtWidgets import QMessageBox
 
 pytestmark = pytest.mark.real_model
 

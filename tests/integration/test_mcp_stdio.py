@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from engram.core.app import Engram
-from engram.core.errors import NotFound
-from engram.core.scope import Scope
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import Implementation
+
+from engram.core.app import Engram
+from engram.core.errors import NotFound
+from engram.core.scope import Scope
 
 pytestmark = pytest.mark.real_model
 

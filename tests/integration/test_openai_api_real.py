@@ -13,6 +13,7 @@ from pathlib import Path
 
 import openai
 import pytest
+
 from engram.cli import main
 from engram.core.app import Engram
 from engram.integrations.api_key import api_key

@@ -8,6 +8,7 @@ import sys
 import threading
 
 import pytest
+
 from engram.integrations.api_key import accepts, api_key, key_path, regenerate
 
 

@@ -12,6 +12,7 @@ import httpx
 import numpy as np
 import openai
 import pytest
+
 from engram.core.errors import EngramError
 from engram.integrations.api_key import api_key, regenerate
 from engram.integrations.api_server import ApiServer, ApiServerError
