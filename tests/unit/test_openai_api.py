@@ -126,6 +126,20 @@ def test_a_client_that_gives_up_on_a_whole_reply_stops_the_turn_too(api):
     assert reply.status == "stopped" and 0 < len(reply.content.split()) < 60
 
 
+def test_stopping_the_server_mid_reply_keeps_what_came(api):
+    engram, server, client = api
+    slow(engram, " ".join(f"word{i}" for i in range(600)))        # 12 s of reply
+    stream = client.chat.completions.create(model="engram", stream=True, extra_headers={"X-Engram-Session": "s"},
+                                            messages=[{"role": "user", "content": "Count"}])
+    next(iter(stream))
+    started = time.monotonic()
+    server.stop()
+    assert time.monotonic() - started < 8 and not server.running
+    wait_for(lambda: len(engram.sessions.messages("s")) == 2)
+    reply = engram.sessions.messages("s")[-1]
+    assert reply.status == "stopped" and len(reply.content.split()) < 400
+
+
 def test_a_second_request_for_a_session_waits_for_the_first(api):
     engram, server, client = api
     slow(engram, "one two three four five six seven eight nine ten eleven twelve")

@@ -17,6 +17,9 @@ from engram.integrations import DEFAULT_HOST, DEFAULT_PORT
 from engram.integrations.openai_api import ChatApi
 
 
+GRACE_S = 2
+
+
 class ApiServerError(EngramError):
     """The API could not start (the port is taken, the address is not this machine's)."""
 
@@ -60,8 +63,9 @@ class ApiServer:
         sock = bind(self.host, self.port)
         self.port = sock.getsockname()[1]            # port 0: the one the system chose
         # No access log: the API's callers and paths are theirs; the key never reaches a log anyway.
+        # Stopping waits this long for replies being streamed, then ends them (kept, marked stopped).
         self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False,
-                                                     lifespan="off"))
+                                                     lifespan="off", timeout_graceful_shutdown=GRACE_S))
         return sock
 
     def serve(self) -> None:
