@@ -9,11 +9,11 @@ import shutil
 import sys
 from pathlib import Path
 
-# name shown -> (the key its configuration file keeps servers under, extra fields, where the file is)
+# name -> (the key its configuration file keeps servers under, extra fields of a server)
 CLIENTS = {
-    "Claude Desktop": ("mcpServers", {}, "claude_desktop_config.json (Claude › Settings › Developer › Edit Config)"),
-    "VS Code": ("servers", {"type": "stdio"}, ".vscode/mcp.json in a workspace, or “MCP: Open User Configuration”"),
-    "Cursor": ("mcpServers", {}, "~/.cursor/mcp.json (or .cursor/mcp.json in a project)"),
+    "Claude Desktop": ("mcpServers", {}),     # claude_desktop_config.json
+    "VS Code": ("servers", {"type": "stdio"}),  # .vscode/mcp.json
+    "Cursor": ("mcpServers", {}),             # ~/.cursor/mcp.json
 }
 
 
@@ -31,12 +31,8 @@ def engram_command() -> list[str]:
 
 def snippet(client: str, data_dir: Path | str, *, read_only: bool = False) -> str:
     """The JSON to paste into ``client``'s MCP configuration."""
-    key, extra, _ = CLIENTS[client]
+    key, extra = CLIENTS[client]
     command, *args = engram_command()
     args += ["mcp", "--data-dir", str(data_dir)] + (["--read-only"] if read_only else [])
     return json.dumps({key: {"engram": extra | {"command": command, "args": args}}}, indent=2, ensure_ascii=False)
 
-
-def where(client: str) -> str:
-    """Where that client keeps its MCP configuration."""
-    return CLIENTS[client][2]

@@ -7,14 +7,20 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox,
                                QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from engram.integrations import DEFAULT_HOST
 from engram.integrations.api_key import api_key, regenerate
-from engram.integrations.mcp_config import CLIENTS, snippet, where
+from engram.integrations.mcp_config import CLIENTS, snippet
+
+WHERE = {"Claude Desktop": QT_TRANSLATE_NOOP("IntegrationsPage", "claude_desktop_config.json (in Claude Desktop:"
+                                                                 " Settings › Developer › Edit Config)"),
+         "VS Code": QT_TRANSLATE_NOOP("IntegrationsPage", ".vscode/mcp.json in a workspace (or, in VS Code, the"
+                                                          " command “MCP: Open User Configuration”)"),
+         "Cursor": QT_TRANSLATE_NOOP("IntegrationsPage", "~/.cursor/mcp.json (or .cursor/mcp.json in a project)")}
 
 
 class ApiHost(QObject):
@@ -182,7 +188,7 @@ class IntegrationsPage(QWidget):
         client = self.client.currentText()
         self.snippet.setPlainText(snippet(client, engram.data_dir, read_only=self.read_only.isChecked()))
         self.where.setText(self.tr("Paste into {where}; the client starts Engram's MCP server itself.").format(
-            where=where(client)))
+            where=self.tr(WHERE[client])))
 
     def regenerate(self) -> None:
         if QMessageBox.question(self, self.tr("Regenerate the API key"),
