@@ -29,7 +29,10 @@ WORD = re.compile(r"[A-Za-z]{2,}")
 # scope values that are typed as they are stored.
 KEPT = {"Engram", "Enter", "Shift", "Esc", "Ctrl", "GGUF", "gguf", "Gemma", "Llama", "Instruct", "Qwen", "CPU",
         "SmolLM", "multilingual", "small",
-        "GPU", "Markdown", "token", "all", "MiniLM", "English", "user", "session"}
+        "GPU", "Markdown", "token", "all", "MiniLM", "English", "user", "session",
+        # Settings › Integrations: protocols, other programs and their configuration files, the API's model
+        "OpenAI", "API", "MCP", "Claude", "Desktop", "VS", "Code", "Cursor", "claude", "desktop", "config",
+        "json", "vscode", "cursor", "mcp", "engram"}
 
 
 def translations_tool():

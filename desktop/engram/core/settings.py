@@ -58,6 +58,9 @@ class Settings:
                                             # unless the demo model, too small for useful notes) | on | off
     sensitive_details: str = "keep"         # keep | mask: e-mails, phone, ID, card, IBAN and passport-like
                                             # numbers masked before they are stored (core/sensitive.py)
+    # The OpenAI-compatible API (engram/integrations/): the window runs it while api_enabled.
+    api_enabled: bool = False
+    api_port: int = 8765                    # on 127.0.0.1; `engram serve --port` for another
     problem: str = field(default="", metadata={"transient": True})
     path: str = field(default="", metadata={"transient": True})
 

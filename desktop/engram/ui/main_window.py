@@ -15,6 +15,7 @@ from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
 from engram.ui.memories_tab import MemoriesTab
 from engram.ui.notice import Notice, explain
+from engram.ui.settings_integrations import ApiHost
 from engram.ui.sessions_panel import SessionsPanel
 from engram.ui.status_bar import StatusBar
 from engram.ui.turn_controller import TurnController, status_note
@@ -28,6 +29,7 @@ class MainWindow(QMainWindow):
         self.backend = backend
         self.session = None          # the open Session, or None for a chat not yet started
         self.settings_dialog = None
+        self.api = ApiHost(backend, self)     # the OpenAI-compatible API, while Settings › Integrations says so
         self.setWindowTitle("Engram")
         screen = QGuiApplication.primaryScreen().availableGeometry()
         self.resize(min(1320, screen.width()), min(820, screen.height()))  # small laptop screens too
@@ -117,6 +119,7 @@ class MainWindow(QMainWindow):
         self._health.start()
         self.show_first_run(engram.settings)
         self.load_model()
+        self.api.apply(engram.settings.api_enabled, engram.settings.api_port)
 
     def _open_failed(self, error) -> None:
         self.status.set_model_state("error", self.tr("data folder"))
@@ -414,5 +417,6 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self._health.stop()
         self.stop()
+        self.api.stop()
         self.backend.close()
         super().closeEvent(event)

@@ -58,6 +58,8 @@ def source_text(memory, titles: dict[str, str]) -> str:
         parts.append(said)
     if path := source.get("path"):
         parts.append(translate("MemoriesTab", "file {path}").format(path=path))
+    if client := source.get("client"):                 # added by another program (engram/integrations/)
+        parts.append(translate("MemoriesTab", "added by {client} through MCP").format(client=client))
     return " · ".join(parts) or translate("MemoriesTab", "added without a source")
 
 

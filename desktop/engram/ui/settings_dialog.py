@@ -230,6 +230,11 @@ class SettingsDialog(QDialog):
         form.addRow(note)
         self._add_page(data, "Data", self.tr("Data"))
 
+        from engram.ui.settings_integrations import ApiHost, IntegrationsPage
+
+        self.integrations = IntegrationsPage(backend, getattr(parent, "api", None) or ApiHost(backend, self))
+        self._add_page(self.integrations, "Integrations", self.tr("Integrations"))
+
         buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Close)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
@@ -298,6 +303,7 @@ class SettingsDialog(QDialog):
                                              " default”) and Save.").format(why=problem.message), "warning")
         self.data_dir.setText(str(engram.data_dir))
         self.config_path.setText(s.path)
+        self.integrations.load()
         self.backend.disk(lambda e: e.preferences.get(e.user), returned=self._show_preferences)
 
     def _show_preferences(self, prefs: dict) -> None:

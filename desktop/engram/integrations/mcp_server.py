@@ -1,0 +1,142 @@
+"""``engram mcp``: the person's memories and session files as tools for an MCP client, over stdio.
+
+Built on the official MCP Python SDK (``mcp``). Every tool works inside one user's scope: another
+user's memory or session reads as missing. With ``read_only`` the writing tools are not offered
+at all. A memory added here names the client (its MCP ``clientInfo``) in its source, which the
+window's Memories tab shows, and its history says a model added it (the history's actors are a
+fixed set: user, model, system). Forgetting goes through core/forget.py, so it is as complete as
+in the window.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from engram.core.app import Engram
+from engram.core.errors import EngramError, NotFound
+from engram.core.files.tools import file_tools
+from engram.core.forget import LOG_LEFT, forget_memory
+from engram.core.records import Actor, Kind, Memory
+from engram.core.scope import Scope
+from engram.core.search import SearchOptions
+from engram.core.sessions import Session
+
+MAX_RESULTS = 50
+READING = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+ADDING = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+REPLACING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+FORGETTING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+
+def client_name(ctx: Context) -> str:
+    """The name the MCP client gave itself when it connected ("an MCP client" when it gave none)."""
+    params = ctx.session.client_params
+    return params.client_info.name if params is not None and params.client_info.name else "an MCP client"
+
+
+def memory_json(memory: Memory, score: float | None = None) -> dict:
+    return {"id": memory.id, "text": memory.text, "kind": memory.kind.value, "session": memory.scope.session,
+            "created_at": memory.created_at, "source": memory.source, "pinned": memory.pinned} | (
+        {"score": round(score, 4)} if score is not None else {})
+
+
+def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPServer:
+    """The MCP server for one user of this data folder."""
+    mine = Scope(user=user)
+    server = MCPServer("engram", version="0.1.0", log_level="WARNING", instructions=(
+        "Engram is this person's long-term memory, kept on their computer. Search it before answering"
+        " questions about them; add a memory for a lasting fact or preference they tell you."
+        + (" This server is read-only." if read_only else "")))
+
+    def tool(annotations: ToolAnnotations, name: str | None = None):
+        """Register a tool; Engram's own errors (bad input, not found) become its error text, said plainly."""
+        def register(fn):
+            @functools.wraps(fn)
+            def run(*args, **kwargs):
+                try:
+                    return fn(*args, **kwargs)
+                except EngramError as e:
+                    raise ToolError(str(e)) from None
+            server.add_tool(run, name=name, annotations=annotations)
+            return fn
+        return register
+
+    def session_of(session_id: str) -> Session:
+        """The user's session; another user's reads exactly as a missing one."""
+        try:
+            session = engram.sessions.get(session_id)
+        except NotFound:
+            session = None
+        if session is None or session.user != user:
+            raise ToolError(f"there is no session {session_id!r}; list_sessions shows them")
+        return session
+
+    def files_tool(session_id: str, name: str):
+        return {t.name: t for t in file_tools(engram.files, session_of(session_id).folder)}[name].run
+
+    @tool(READING)
+    def search_memory(query: str, k: int = 5, kinds: list[str] | None = None) -> list[dict]:
+        """Find the person's memories by meaning and words, best first. kinds limits the kinds
+        (message, fact, preference, task, summary, experience, file)."""
+        options = SearchOptions(k=max(1, min(k, MAX_RESULTS)), kinds=tuple(kinds or ()))
+        return [memory_json(hit.memory, hit.score) for hit in engram.store.search(query, mine, options).hits]
+
+    @tool(READING)
+    def list_memories(kind: str | None = None, contains: str = "", limit: int = 20) -> list[dict]:
+        """The person's memories, newest first; kind and contains (any case) narrow the list."""
+        return [memory_json(m) for m in engram.store.list(mine, kinds=[kind] if kind else [], contains=contains,
+                                                           limit=max(1, min(limit, 500)))]
+
+    @tool(READING)
+    def list_sessions() -> list[dict]:
+        """The person's chat sessions, newest first: id, title and dates."""
+        return [{"id": s.id, "title": s.title, "created_at": s.created_at, "updated_at": s.updated_at}
+                for s in engram.sessions.list(user)]
+
+    @tool(READING)
+    def read_session_file(session: str, name: str) -> str:
+        """Read a markdown file from a session's folder of files."""
+        return files_tool(session, "files_read")(name=name)
+
+    @tool(READING)
+    def search_session_files(session: str, query: str) -> str:
+        """Find passages in a session's files by meaning and words."""
+        return files_tool(session, "files_search")(query=query)
+
+    if read_only:
+        return server
+
+    @tool(ADDING)
+    def add_memory(text: str, kind: str = "fact", ctx: Context = None) -> dict:
+        """Remember a text for the person (kind: fact, preference, task or experience). The same
+        text of the same kind is stored once."""
+        if kind not in (Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPERIENCE):
+            raise ToolError(f"kind must be fact, preference, task or experience, not {kind!r}")
+        client = client_name(ctx)
+        memory = engram.store.add(text, mine, kind, actor=Actor.MODEL, source={"client": client, "via": "mcp"})
+        return memory_json(memory)
+
+    @tool(FORGETTING, name="forget_memory")
+    def forget(id: int) -> str:
+        """Forget one of the person's memories for good (with the notes made from it)."""
+        engram.store.get(id, mine)                  # another user's memory reads as missing
+        done = forget_memory(engram, id, actor=Actor.MODEL)
+        made = done.ids[1:]
+        return (f"forgot #{id}" + (f" and the notes made from it: #{', #'.join(map(str, made))}" if made else "")
+                + ("" if done.log_released else f" (note: {LOG_LEFT})"))
+
+    @tool(REPLACING)
+    def write_session_file(session: str, name: str, text: str, description: str = "") -> str:
+        """Save a markdown file in a session's folder (creates or replaces it), with a one-line description."""
+        return files_tool(session, "files_write")(name=name, content=text, description=description or None)
+
+    return server
+
+
+def serve(engram: Engram, user: str, *, read_only: bool = False) -> None:
+    """Answer one MCP client on standard input and output until it closes them."""
+    build_server(engram, user, read_only=read_only).run("stdio")

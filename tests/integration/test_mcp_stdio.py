@@ -1,0 +1,129 @@
+"""``engram mcp`` as an MCP client sees it: the SDK's own client starts the real command over stdio
+(the bundled embedding model, a temporary data folder) and lists and calls every tool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.types import Implementation
+
+from engram.core.app import Engram
+from engram.core.errors import NotFound
+from engram.core.scope import Scope
+
+pytestmark = pytest.mark.real_model
+
+DESKTOP = str(Path(__file__).resolve().parents[2] / "desktop")
+READING = {"search_memory", "list_memories", "list_sessions", "read_session_file", "search_session_files"}
+WRITING = {"add_memory", "forget_memory", "write_session_file"}
+
+
+def server(data_dir: Path, *extra: str) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if k.startswith(("ENGRAM_", "HOME", "PATH", "LANG", "LC_"))}
+    env["PYTHONPATH"] = os.pathsep.join([DESKTOP, os.environ.get("PYTHONPATH", "")])
+    return StdioServerParameters(command=sys.executable, args=["-m", "engram", "mcp", "--data-dir", str(data_dir),
+                                                               "--user", "U", *extra], env=env)
+
+
+def connect(params: StdioServerParameters) -> Client:
+    return Client(params, client_info=Implementation(name="Test Client", version="1.0"), read_timeout_seconds=120)
+
+
+def text_of(result) -> str:
+    return "".join(getattr(part, "text", "") for part in result.content)
+
+
+def test_the_sdk_client_lists_and_calls_every_tool_inside_the_users_scope(tmp_path):
+    data = tmp_path / "data"
+    engram = Engram(data, meaning=False)
+    engram.sessions.get_or_create("trip", "U", title="Trip planning")
+    engram.sessions.get_or_create("theirs", "V", title="Someone else's")
+    secret = engram.store.add("V keeps the spare key under the blue flowerpot", Scope(user="V"), actor="user")
+    engram.close()
+
+    async def talk():
+        async with connect(server(data)) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(tools) == READING | WRITING
+            assert all(tools[name].annotations.read_only_hint for name in READING)
+            assert tools["forget_memory"].annotations.destructive_hint is True
+            assert tools["add_memory"].annotations.destructive_hint is False
+
+            added = (await client.call_tool("add_memory", {"text": "I am allergic to peanuts", "kind": "fact"}))
+            assert not added.is_error, text_of(added)
+            memory = json.loads(text_of(added))
+            assert memory["source"] == {"client": "Test Client", "via": "mcp"}
+            beside = Engram(data, meaning=False)            # as the window sees it, meanwhile
+            try:
+                assert beside.store.get(memory["id"]).source == {"client": "Test Client", "via": "mcp"}
+                assert [(c.action, c.actor) for c in beside.store.history(memory["id"])] == [("add", "model")]
+            finally:
+                beside.close()
+
+            found = await client.call_tool("search_memory", {"query": "Which nuts should I avoid?", "k": 3})
+            assert [hit["id"] for hit in found.structured_content["result"]][:1] == [memory["id"]]
+            theirs = await client.call_tool("search_memory", {"query": "spare key under the blue flowerpot"})
+            assert secret.id not in [hit["id"] for hit in theirs.structured_content["result"]]
+            listed = await client.call_tool("list_memories", {"contains": "PEANUTS"})
+            assert [m["id"] for m in listed.structured_content["result"]] == [memory["id"]]
+            sessions = await client.call_tool("list_sessions", {})
+            assert [s["id"] for s in sessions.structured_content["result"]] == ["trip"]
+
+            wrote = await client.call_tool("write_session_file", {"session": "trip", "name": "plan.md",
+                                                                  "text": "# Plan\nTake the night train to Vienna.",
+                                                                  "description": "the route"})
+            assert not wrote.is_error and "saved plan.md" in text_of(wrote)
+            read = await client.call_tool("read_session_file", {"session": "trip", "name": "plan.md"})
+            assert "night train to Vienna" in text_of(read)
+            searched = await client.call_tool("search_session_files", {"session": "trip", "query": "railway to Austria"})
+            assert "plan.md" in text_of(searched)
+            other = await client.call_tool("read_session_file", {"session": "theirs", "name": "plan.md"})
+            assert other.is_error and "there is no session 'theirs'" in text_of(other)
+            bad = await client.call_tool("add_memory", {"text": "   ", "kind": "fact"})
+            assert bad.is_error and "memory text is empty" in text_of(bad)
+
+            refused = await client.call_tool("forget_memory", {"id": secret.id})
+            assert refused.is_error and f"there is no memory #{secret.id}" in text_of(refused)
+            forgot = await client.call_tool("forget_memory", {"id": memory["id"]})
+            assert not forgot.is_error and f"forgot #{memory['id']}" in text_of(forgot)
+            return memory["id"]
+
+    memory_id = asyncio.run(talk())
+    engram = Engram(data, meaning=False)
+    try:
+        with pytest.raises(NotFound):
+            engram.store.get(memory_id)
+        assert [(c.action, c.actor) for c in engram.store.history(memory_id)] == [("delete", "model")]
+        assert engram.store.get(secret.id).text.startswith("V keeps")          # another user's, untouched
+        assert (data / "sessions" / engram.sessions.get("trip").folder / "plan.md").is_file()
+    finally:
+        engram.close()
+
+
+def test_read_only_offers_no_writing_tool(tmp_path):
+    data = tmp_path / "data"
+    engram = Engram(data, meaning=False)
+    kept = engram.store.add("Our wifi password is on the fridge", Scope(user="U"), actor="user")
+    engram.close()
+
+    async def talk():
+        async with connect(server(data, "--read-only")) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == READING
+            refused = await client.call_tool("add_memory", {"text": "sneaky", "kind": "fact"})
+            assert refused.is_error
+            listed = await client.call_tool("list_memories", {})
+            assert [m["id"] for m in listed.structured_content["result"]] == [kept.id]
+
+    asyncio.run(talk())
+    engram = Engram(data, meaning=False)
+    try:
+        assert engram.store.count(Scope(user="U")) == 1
+    finally:
+        engram.close()
