@@ -1,0 +1,105 @@
+"""Reading an export's ``conversations.json`` as a stream (ijson), from the file itself, from the
+.zip the service sends, or from the folder it unpacks to.
+
+Exports run to hundreds of megabytes; ijson hands over one conversation at a time, so memory
+stays bounded by the largest conversation, and a file cut short or damaged half-way still gives
+every conversation before the damage. Progress is the share of the file's bytes read so far.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import ijson
+
+from engram.core.errors import InvalidInput, NotFound
+from engram.core.porting.conversation import Damaged
+
+CONVERSATIONS = "conversations.json"
+Progress = Callable[[int, int], None]      # (bytes read, bytes in all)
+
+
+class _Counting(io.RawIOBase):
+    """A binary stream that reports how much of it was read."""
+
+    def __init__(self, stream, total: int, progress: Progress | None):
+        self.stream, self.total, self.progress, self.read_so_far = stream, total, progress, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.stream.read(len(buffer))
+        buffer[:len(data)] = data
+        self.read_so_far += len(data)
+        if self.progress is not None:
+            self.progress(self.read_so_far, self.total)
+        return len(data)
+
+
+@contextmanager
+def opened_export(path: Path, what: str):
+    """The bytes of an export's conversations.json and their size, from a .json file, a .zip or
+    a folder; a clear error when none is there."""
+    path = Path(path)
+    if not path.exists():
+        raise NotFound(f"there is no file {path}", hint=f"give the path of the {what} export (.zip or {CONVERSATIONS})")
+    if path.is_dir():
+        path = path / CONVERSATIONS
+        if not path.is_file():
+            raise InvalidInput(f"the folder {path.parent} holds no {CONVERSATIONS}",
+                               hint=f"give the {what} export's .zip, or the folder it unpacked to")
+    if zipfile.is_zipfile(path):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = sorted((n for n in archive.namelist() if Path(n).name == CONVERSATIONS), key=len)
+                if not names:
+                    raise InvalidInput(f"{path} holds no {CONVERSATIONS}",
+                                       hint=f"is it the {what} export? It has a {CONVERSATIONS} inside")
+                with archive.open(names[0]) as stream:
+                    yield stream, archive.getinfo(names[0]).file_size
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as e:
+            raise InvalidInput(f"{path} is a damaged .zip file: {e}",
+                               hint=f"download the {what} export again, or unpack it and give its {CONVERSATIONS}") from e
+        return
+    try:
+        with path.open("rb") as stream:
+            yield stream, path.stat().st_size
+    except OSError as e:
+        raise InvalidInput(f"cannot read {path}: {e.strerror}") from e
+
+
+def conversation_items(stream, total: int, what: str, progress: Progress | None = None) -> Iterator[dict | Damaged]:
+    """The items of the top-level JSON list, one at a time; damage is yielded as the last item."""
+    counted = io.BufferedReader(_Counting(stream, total, progress), buffer_size=1 << 16)
+    head = counted.peek(64)
+    if head.startswith(b"\xef\xbb\xbf"):       # a byte order mark, which some tools write
+        counted.read(3)
+        head = counted.peek(64)
+    if head.lstrip()[:1] not in (b"[", b""):
+        raise InvalidInput(f"this is not a {what} export: its {CONVERSATIONS} must be a list of conversations",
+                           hint=f"give the {CONVERSATIONS} from the {what} export")
+    count = 0
+    try:
+        for item in ijson.items(counted, "item", use_float=True):
+            count += 1
+            yield item
+    except ijson.JSONError as e:
+        yield Damaged(f"the file after conversation {count}" if count else "the whole file", _why(e))
+    except (OSError, zipfile.BadZipFile, EOFError) as e:    # a .zip whose data is damaged
+        yield Damaged(f"the file after conversation {count}" if count else "the whole file",
+                      f"it could not be read ({e})")
+
+
+def _why(error: Exception) -> str:
+    text = str(error)
+    if "UTF8" in text or "utf-8" in text.lower():
+        return "it is not valid UTF-8 text there"
+    if "premature EOF" in text:
+        return "the file ends in the middle of a conversation (cut short?)"
+    first = text.replace("\\n", "\n").strip("b'\"").splitlines()[0] if text else type(error).__name__
+    return f"it is not valid JSON there ({first})"
