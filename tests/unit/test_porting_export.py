@@ -116,3 +116,26 @@ def test_a_disk_that_fills_up_leaves_no_half_export(make_engram, tmp_path, fmt):
     assert done.returncode == 2, done.stderr
     assert "nothing was written" in done.stderr and "Traceback" not in done.stderr
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_json_export_imports_back_once(make_engram, tmp_path, monkeypatch):
+    engram, snack, _ = filled(make_engram, tmp_path)
+    export(engram, "alice", "json", tmp_path / "alice.json")
+    monkeypatch.setenv("ENGRAM_DATA_DIR", str(tmp_path / "another-computer"))
+    other = make_engram()
+    report = importer.import_file(other, "engram", tmp_path / "alice.json", "alice")
+    other.outbox.run_due()
+    assert len(report.imported) == 3 and not report.damaged
+    back = {s.title: s for s in other.sessions.list("alice")}
+    assert [(m.role, m.content, m.created_at) for m in other.sessions.messages(back["Snack ideas"].id)] == \
+        [(m.role, m.content, m.created_at) for m in engram.sessions.messages(snack.id)]
+    assert other.store.count(Scope(user="alice")) == 7          # the messages, archived again
+    assert importer.import_file(other, "engram", tmp_path / "alice.json", "alice").already == 3
+    # Its chats came from ChatGPT: importing that export too adds nothing either.
+    assert importer.import_file(other, "chatgpt", tmp_path / "e.zip", "alice").already == 3
+    with pytest.raises(InvalidInput, match="not an Engram export"):
+        importer.import_file(other, "engram", tmp_path / "e.zip", "alice")
+    newer = tmp_path / "newer.json"
+    newer.write_text('{"format": "engram-export", "version": 99, "sessions": []}')
+    with pytest.raises(InvalidInput, match="newer Engram"):
+        importer.import_file(other, "engram", newer, "alice")

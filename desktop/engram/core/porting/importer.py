@@ -19,10 +19,10 @@ from pathlib import Path
 
 from engram.core.archive import ARCHIVE_JOB
 from engram.core.errors import EngramError, InvalidInput
-from engram.core.porting import chatgpt, claude, markdown
+from engram.core.porting import chatgpt, claude, engram_json, markdown
 from engram.core.porting.conversation import Conversation, Damaged
 
-FORMATS = {"chatgpt": chatgpt.read, "claude": claude.read, "markdown": markdown.read}
+FORMATS = {"chatgpt": chatgpt.read, "claude": claude.read, "markdown": markdown.read, "engram": engram_json.read}
 READING, ARCHIVING = "reading", "archiving"
 
 

@@ -73,19 +73,23 @@ def opened_export(path: Path, what: str):
         raise InvalidInput(f"cannot read {path}: {e.strerror}") from e
 
 
-def conversation_items(stream, total: int, what: str, progress: Progress | None = None) -> Iterator[dict | Damaged]:
-    """The items of the top-level JSON list, one at a time; damage is yielded as the last item."""
+def conversation_items(stream, total: int, what: str, progress: Progress | None = None, *,
+                       prefix: str = "item", check: Callable[[bytes], None] | None = None) -> Iterator[dict | Damaged]:
+    """The items of the top-level JSON list (or the list at ``prefix``, in ijson's notation), one at
+    a time; damage is yielded as the last item. ``check`` may refuse the file from its first bytes."""
     counted = io.BufferedReader(_Counting(stream, total, progress), buffer_size=1 << 16)
     head = counted.peek(64)
     if head.startswith(b"\xef\xbb\xbf"):       # a byte order mark, which some tools write
         counted.read(3)
         head = counted.peek(64)
-    if head.lstrip()[:1] not in (b"[", b""):
+    if check is not None:
+        check(head)
+    elif head.lstrip()[:1] not in (b"[", b""):
         raise InvalidInput(f"this is not a {what} export: its {CONVERSATIONS} must be a list of conversations",
                            hint=f"give the {CONVERSATIONS} from the {what} export")
     count = 0
     try:
-        for item in ijson.items(counted, "item", use_float=True):
+        for item in ijson.items(counted, prefix, use_float=True):
             count += 1
             yield item
     except ijson.JSONError as e:
