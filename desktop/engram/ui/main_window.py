@@ -101,6 +101,9 @@ class MainWindow(QMainWindow):
         backend.failed.connect(self._open_failed)
         backend.error.connect(self.show_error)
 
+        porting = self.menuBar().addMenu(self.tr("&File"))
+        porting.addAction(self.tr("Import conversations…"), lambda: self.open_porting(importing=True))
+        porting.addAction(self.tr("Export everything…"), lambda: self.open_porting(importing=False))
         for keys, action in (("Ctrl+N", self.new_chat), ("Ctrl+F", self.focus_search), ("Esc", self.stop),
                              ("Ctrl+,", self.open_settings)):
             QShortcut(QKeySequence(keys), self, activated=action)
@@ -483,6 +486,20 @@ class MainWindow(QMainWindow):
         self.chat.notice.show_message(explain(error), "error")
 
     # -- settings -------------------------------------------------------------------------------
+
+    def open_porting(self, importing: bool):
+        """File › Import… / Export…: a dialog that works on its own thread; the chats and memories
+        it imported show up when it finishes."""
+        from engram.ui.porting_dialog import PortingDialog
+
+        if not self.backend.ready:
+            return None
+        dialog = PortingDialog(self.backend.engram, importing, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.changed.connect(self.refresh_sessions)
+        dialog.changed.connect(self.memories.refresh)
+        dialog.open()
+        return dialog
 
     def open_settings(self, page: str = "") -> None:
         from engram.ui.settings_dialog import SettingsDialog
