@@ -36,6 +36,7 @@ class PortingDialog(QDialog):
         self.pool = Pool(1)
         self.worker: Worker | None = None
         self._closing = False            # close once the stopped work has finished
+        self._listed = False             # the window was told of the imported chats
         self.setWindowTitle(self.tr("Import conversations") if importing else self.tr("Export everything"))
         self.setMinimumWidth(560)
         layout = QVBoxLayout(self)
@@ -106,6 +107,7 @@ class PortingDialog(QDialog):
         self.close_button.setText(self.tr("Stop"))
         self.bar.setValue(0)
         self.bar.show()
+        self._listed = False
         key, engram = self.kind.currentData(), self.engram
         worker = self.worker = Worker(lambda: (self._import if self.importing else self._export)(engram, key, path,
                                                                                                   worker))
@@ -129,6 +131,9 @@ class PortingDialog(QDialog):
         if step.phase == importer.READING:
             self.status.setText(self.tr("Reading… {count} conversation(s) imported").format(count=step.imported))
         elif step.phase == importer.ARCHIVING:
+            if not self._listed:                 # every chat is stored now: show them while they are archived
+                self._listed = True
+                self.changed.emit()
             self.status.setText(self.tr("Archiving into memory: {done} of {total} conversation(s)")
                                 .format(done=step.done, total=step.total))
         else:
