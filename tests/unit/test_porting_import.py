@@ -126,7 +126,7 @@ def test_invalid_utf8_is_reported_with_what_was_imported(make_engram, tmp_path):
 
 @pytest.mark.parametrize("content, words", [
     (b'{"conversations": []}', "must be a list"),
-    (b"PK\x03\x04 not really a zip", "must be a list"),
+    (b"PK\x03\x04 a zip cut short", "damaged .zip file"),
     (b'[{"title": "cut', None),
 ])
 def test_files_that_are_not_exports_are_refused_clearly(make_engram, tmp_path, content, words):
@@ -146,6 +146,17 @@ def test_files_that_are_not_exports_are_refused_clearly(make_engram, tmp_path, c
     with pytest.raises(InvalidInput, match="unknown import format"):
         importer.import_file(engram, "gemini", path, "alice")
     assert engram.sessions.list("alice") == []
+
+
+def test_a_zip_damaged_inside_imports_what_reads(make_engram, tmp_path):
+    engram = make_engram()
+    path = write_chatgpt_zip(tmp_path / "export.zip", three_conversations())
+    data = bytearray(path.read_bytes())
+    data[200:210] = b"\0" * 10                    # inside conversations.json's compressed bytes
+    path.write_bytes(bytes(data))
+    report = importer.import_file(engram, "chatgpt", path, "alice")
+    assert len(report.damaged) == 1 and "could not be read" in report.damaged[0].why
+    assert report.damaged[0].where == "the whole file" and engram.sessions.list("alice") == []
 
 
 def test_stopping_keeps_what_was_imported_and_a_second_run_adds_the_rest(make_engram, tmp_path):

@@ -53,24 +53,32 @@ def opened_export(path: Path, what: str):
         if not path.is_file():
             raise InvalidInput(f"the folder {path.parent} holds no {CONVERSATIONS}",
                                hint=f"give the {what} export's .zip, or the folder it unpacked to")
-    if zipfile.is_zipfile(path):
-        try:
-            with zipfile.ZipFile(path) as archive:
-                names = sorted((n for n in archive.namelist() if Path(n).name == CONVERSATIONS), key=len)
-                if not names:
-                    raise InvalidInput(f"{path} holds no {CONVERSATIONS}",
-                                       hint=f"is it the {what} export? It has a {CONVERSATIONS} inside")
-                with archive.open(names[0]) as stream:
-                    yield stream, archive.getinfo(names[0]).file_size
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as e:
-            raise InvalidInput(f"{path} is a damaged .zip file: {e}",
-                               hint=f"download the {what} export again, or unpack it and give its {CONVERSATIONS}") from e
-        return
     try:
-        with path.open("rb") as stream:
-            yield stream, path.stat().st_size
+        if zipfile.is_zipfile(path):
+            archive = zipfile.ZipFile(path)
+            names = sorted((n for n in archive.namelist() if Path(n).name == CONVERSATIONS), key=len)
+            if not names:
+                archive.close()
+                raise InvalidInput(f"{path} holds no {CONVERSATIONS}",
+                                   hint=f"is it the {what} export? It has a {CONVERSATIONS} inside")
+            stream, size = archive.open(names[0]), archive.getinfo(names[0]).file_size
+        else:
+            archive, stream, size = None, path.open("rb"), path.stat().st_size
+            if stream.read(4) == b"PK\x03\x04":         # a zip's first bytes, but no zip's directory at its end
+                stream.close()
+                raise zipfile.BadZipFile("it ends before its table of contents (cut short?)")
+            stream.seek(0)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError) as e:
+        raise InvalidInput(f"{path} is a damaged .zip file: {e}",
+                           hint=f"download the {what} export again, or unpack it and give its {CONVERSATIONS}") from e
     except OSError as e:
         raise InvalidInput(f"cannot read {path}: {e.strerror}") from e
+    try:
+        yield stream, size
+    finally:
+        stream.close()
+        if archive is not None:
+            archive.close()
 
 
 def conversation_items(stream, total: int, what: str, progress: Progress | None = None, *,
@@ -78,25 +86,28 @@ def conversation_items(stream, total: int, what: str, progress: Progress | None 
     """The items of the top-level JSON list (or the list at ``prefix``, in ijson's notation), one at
     a time; damage is yielded as the last item. ``check`` may refuse the file from its first bytes."""
     counted = io.BufferedReader(_Counting(stream, total, progress), buffer_size=1 << 16)
-    head = counted.peek(64)
-    if head.startswith(b"\xef\xbb\xbf"):       # a byte order mark, which some tools write
-        counted.read(3)
-        head = counted.peek(64)
-    if check is not None:
-        check(head)
-    elif head.lstrip()[:1] not in (b"[", b""):
-        raise InvalidInput(f"this is not a {what} export: its {CONVERSATIONS} must be a list of conversations",
-                           hint=f"give the {CONVERSATIONS} from the {what} export")
     count = 0
     try:
+        head = counted.peek(64)
+        if head.startswith(b"\xef\xbb\xbf"):       # a byte order mark, which some tools write
+            counted.read(3)
+            head = counted.peek(64)
+        if check is not None:
+            check(head)
+        elif head.lstrip()[:1] not in (b"[", b""):
+            raise InvalidInput(f"this is not a {what} export: its {CONVERSATIONS} must be a list of conversations",
+                               hint=f"give the {CONVERSATIONS} from the {what} export")
         for item in ijson.items(counted, prefix, use_float=True):
             count += 1
             yield item
     except ijson.JSONError as e:
-        yield Damaged(f"the file after conversation {count}" if count else "the whole file", _why(e))
+        yield Damaged(_after(count), _why(e))
     except (OSError, zipfile.BadZipFile, EOFError) as e:    # a .zip whose data is damaged
-        yield Damaged(f"the file after conversation {count}" if count else "the whole file",
-                      f"it could not be read ({e})")
+        yield Damaged(_after(count), f"it could not be read ({e})")
+
+
+def _after(count: int) -> str:
+    return f"the file after conversation {count}" if count else "the whole file"
 
 
 def _why(error: Exception) -> str:
