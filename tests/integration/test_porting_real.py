@@ -23,7 +23,7 @@ def test_chatgpt_export_of_three_conversations(capsys, tmp_path):
     code, out, err = run(capsys, "import", "chatgpt", str(export), "--data-dir", d)
     assert code == 0, err
     assert "imported 3 conversation(s) with 7 message(s) from chatgpt" in out
-    assert "archiving into memory: 3/3" in err and "goes on the next time" not in out
+    assert "archiving into memory: 100% of 3 conversation(s)" in err and "goes on the next time" not in out
 
     code, out, _ = run(capsys, "sessions", "list", "--data-dir", d, "--json")
     sessions = [json.loads(line) for line in out.splitlines()]

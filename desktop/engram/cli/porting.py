@@ -35,22 +35,28 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 class _Bar:
-    """One line on stderr that says how far the import is."""
+    """How far the import is, on stderr: one line rewritten in a terminal; elsewhere (a log) a
+    line per tenth of the way."""
 
     def __init__(self):
         self.shown = ""
+        self.terminal = sys.stderr.isatty()
 
     def __call__(self, progress: importer.Progress) -> None:
-        share = f"{100 * progress.done // progress.total}%" if progress.total else ""
-        text = (f"reading {share}, {progress.imported} conversation(s) imported" if progress.phase == importer.READING
-                else f"archiving into memory: {progress.done}/{progress.total} conversation(s)")
+        share = 100 * progress.done // progress.total if progress.total else 0
+        if not self.terminal:
+            share -= share % 10
+        text = (f"reading {share}%" + (f", {progress.imported} conversation(s) imported" if self.terminal else "")
+                if progress.phase == importer.READING
+                else f"archiving into memory: {progress.done if self.terminal else f'{share}%'} of"
+                     f" {progress.total} conversation(s)")
         if text != self.shown:
-            print(f"\r{text}\x1b[K" if sys.stderr.isatty() else text, end="" if sys.stderr.isatty() else "\n",
+            print(f"\r{text}\x1b[K" if self.terminal else text, end="" if self.terminal else "\n",
                   file=sys.stderr, flush=True)
             self.shown = text
 
     def end(self) -> None:
-        if self.shown and sys.stderr.isatty():
+        if self.shown and self.terminal:
             print(file=sys.stderr)
 
 
