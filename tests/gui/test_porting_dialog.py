@@ -51,3 +51,23 @@ def test_import_then_export_from_the_window(qtbot, open_window, tmp_path):
     dialog.start_button.click()
     qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
     assert "not an empty folder" in dialog.status.text()
+
+
+def test_closing_the_dialog_while_importing_stops_it_and_keeps_what_came_in(qtbot, open_window, tmp_path):
+    from chat_exports import chatgpt_conversation
+
+    window = open_window()
+    many = [chatgpt_conversation(f"c-{n}", f"Chat {n}", [("user", f"Note number {n} about the garden"),
+                                                         ("assistant", f"Noted, item {n}.")]) for n in range(60)]
+    dialog = window.open_porting(importing=True)
+    dialog.path.setText(str(write_chatgpt_zip(tmp_path / "many.zip", many)))
+    dialog.start_button.click()
+    qtbot.waitUntil(lambda: "Archiving" in dialog.status.text(), timeout=30_000)
+    closed = []
+    dialog.finished.connect(closed.append)
+    dialog.reject()                                               # Esc or the window's ×, mid-import
+    assert dialog.isVisible() and dialog.status.text() == "Stopping…"
+    qtbot.waitUntil(lambda: closed, timeout=10_000)
+    engram = window.backend.engram
+    assert len(engram.sessions.list(engram.user)) == 60           # stored before archiving began: all kept
+    assert engram.outbox.health().pending > 0 or engram.store.count() == 120   # archiving goes on

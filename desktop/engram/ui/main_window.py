@@ -489,7 +489,7 @@ class MainWindow(QMainWindow):
 
     def open_porting(self, importing: bool):
         """File › Import… / Export…: a dialog that works on its own thread; the chats and memories
-        it imported show up when it finishes."""
+        it imports show up as soon as they are stored."""
         from engram.ui.porting_dialog import PortingDialog
 
         if not self.backend.ready:
