@@ -159,6 +159,25 @@ def test_a_zip_damaged_inside_imports_what_reads(make_engram, tmp_path):
     assert report.damaged[0].where == "the whole file" and engram.sessions.list("alice") == []
 
 
+def test_a_full_disk_stops_the_import_with_what_came_in_kept(make_engram, tmp_path):
+    """The database may not grow (as on a full disk) after the first conversation: the import
+    stops there and says why; a second run, with room, adds the rest."""
+    engram = make_engram()
+    big = [chatgpt_conversation(f"c-{n}", f"Long {n}", [("user", f"a long message number {n} " * 400)])
+           for n in range(6)]
+    path = write_chatgpt_zip(tmp_path / "export.zip", big)
+    importer.import_file(engram, "chatgpt", write_chatgpt_zip(tmp_path / "one.zip", big[:1]), "alice")
+    pages = engram.db.query_one("PRAGMA page_count")[0]
+    engram.db.execute(f"PRAGMA max_page_count = {pages + 2}")
+    report = importer.import_file(engram, "chatgpt", path, "alice")
+    assert report.stopped and report.already == 1 and len(report.damaged) == 1
+    assert "is full" in report.damaged[0].why
+    assert len(engram.sessions.list("alice")) == 1 + len(report.imported) < 6
+    engram.db.execute(f"PRAGMA max_page_count = {pages * 100}")
+    again = importer.import_file(engram, "chatgpt", path, "alice")
+    assert len(engram.sessions.list("alice")) == 6 and not again.damaged
+
+
 def test_stopping_keeps_what_was_imported_and_a_second_run_adds_the_rest(make_engram, tmp_path):
     import threading
 

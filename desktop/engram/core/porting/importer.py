@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engram.core.archive import ARCHIVE_JOB
-from engram.core.errors import EngramError, InvalidInput
+from engram.core.errors import DatabaseError, DataDirError, EngramError, InvalidInput
 from engram.core.porting import chatgpt, claude, engram_json, markdown
 from engram.core.porting.conversation import Conversation, Damaged
 
@@ -46,7 +46,7 @@ class ImportReport:
     damaged: list[Damaged] = field(default_factory=list)
     archive_jobs: list[int] = field(default_factory=list)
     archived: bool = False      # every imported conversation is in memory (searchable)
-    stopped: bool = False       # the person stopped the import; what was read before is kept
+    stopped: bool = False       # stopped before the end (by the person, or a full disk); what came in stays
 
     @property
     def messages(self) -> int:
@@ -92,8 +92,9 @@ def import_file(engram, source: str, path: Path, user: str, *, progress: Callabl
                 break
             if isinstance(item, Damaged):
                 report.damaged.append(item)
-            else:
-                store(engram, item, user, report)
+            elif not store(engram, item, user, report):
+                report.stopped = True              # the disk or the database failed: the rest would too
+                break
             moved(*position)
     finally:
         items.close()
@@ -101,13 +102,15 @@ def import_file(engram, source: str, path: Path, user: str, *, progress: Callabl
     return report
 
 
-def store(engram, conversation: Conversation, user: str, report: ImportReport) -> None:
+def store(engram, conversation: Conversation, user: str, report: ImportReport) -> bool:
+    """Store one conversation in one transaction; False when the data folder itself failed (a full
+    disk, a database locked too long), which the next conversations would meet too."""
     if not conversation.turns:
         report.empty += 1
-        return
+        return True
     if engram.db.query_one("SELECT 1 FROM sessions WHERE user = ? AND import_key = ?", (user, conversation.key)):
         report.already += 1
-        return
+        return True
     try:
         with engram.db.transaction() as conn:
             session = engram.sessions.get_or_create(None, user, conversation.title or conversation.turns[0].text,
@@ -119,8 +122,9 @@ def store(engram, conversation: Conversation, user: str, report: ImportReport) -
             report.archive_jobs.append(engram.outbox.enqueue(ARCHIVE_JOB, {"message_ids": ids}, conn))
     except EngramError as e:
         report.damaged.append(Damaged(f"conversation {conversation.title or conversation.key!r}", str(e)))
-        return
+        return not isinstance(e, (DataDirError, DatabaseError))
     report.imported.append((session.id, session.title, len(ids)))
+    return True
 
 
 def wait_archived(engram, report: ImportReport, *, progress: Callable[[Progress], None] | None = None,
