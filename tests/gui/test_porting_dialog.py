@@ -67,7 +67,7 @@ def test_closing_the_dialog_while_importing_stops_it_and_keeps_what_came_in(qtbo
     dialog.finished.connect(closed.append)
     dialog.reject()                                               # Esc or the window's ×, mid-import
     assert dialog.isVisible() and dialog.status.text() == "Stopping…"
-    qtbot.waitUntil(lambda: closed, timeout=10_000)
+    qtbot.waitUntil(lambda: bool(closed), timeout=10_000)
     engram = window.backend.engram
     assert len(engram.sessions.list(engram.user)) == 60           # stored before archiving began: all kept
     assert engram.outbox.health().pending > 0 or engram.store.count() == 120   # archiving goes on
