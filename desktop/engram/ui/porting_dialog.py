@@ -22,6 +22,7 @@ SOURCES = (("chatgpt", QT_TRANSLATE_NOOP("PortingDialog", "ChatGPT export (.zip 
 FORMATS = (("json", QT_TRANSLATE_NOOP("PortingDialog", "One JSON file")),
            ("md", QT_TRANSLATE_NOOP("PortingDialog", "A folder of markdown files")))
 STEPS = 1000
+EXPORTING = "exporting"         # the phase of an export's progress (chats written)
 
 
 class PortingDialog(QDialog):
@@ -124,7 +125,7 @@ class PortingDialog(QDialog):
     @staticmethod
     def _export(engram, fmt: str, path: str, worker: Worker):
         return export(engram, engram.user, fmt, path,
-                      progress=lambda done, total: worker.emit(importer.Progress("exporting", done, total, done)))
+                      progress=lambda done, total: worker.emit(importer.Progress(EXPORTING, done, total, done)))
 
     def _progress(self, step: importer.Progress) -> None:
         self.bar.setValue(STEPS * step.done // step.total if step.total else 0)
