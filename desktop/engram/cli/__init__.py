@@ -13,7 +13,7 @@ from engram.core.errors import EngramError
 
 AREAS = ("engram.cli.doctor", "engram.cli.memory", "engram.cli.chat", "engram.cli.sessions",
          "engram.cli.preferences", "engram.cli.outbox", "engram.cli.files",
-         "engram.cli.forget", "engram.cli.models", "engram.cli.integrations")
+         "engram.cli.forget", "engram.cli.models", "engram.cli.integrations", "engram.cli.porting")
 
 
 def common_options() -> argparse.ArgumentParser:

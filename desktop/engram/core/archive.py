@@ -54,8 +54,15 @@ class Archiver:
         self.turns = Turns(sessions.db)
 
     def __call__(self, payload: dict) -> None:
+        """Archive one message (``message_id``), or the messages of an imported chat together
+        (``message_ids``: their vectors are then computed in batches, not one call each)."""
+        for message_id in payload.get("message_ids") or [payload["message_id"]]:
+            self._archive(message_id)
+        self.store.embed_pending()
+
+    def _archive(self, message_id: int) -> None:
         try:
-            message = self.sessions.message(payload["message_id"])
+            message = self.sessions.message(message_id)
             session = self.sessions.get(message.session_id)
         except NotFound:
             return                                   # the session was deleted: nothing to keep
@@ -69,7 +76,6 @@ class Archiver:
                 self.sessions.message(message.id)
             except NotFound:                         # deleted meanwhile (a reply Retry replaced): forget it too
                 forget_message(self.store, session.user, message)
-        self.store.embed_pending()
 
     def _echo(self, message: Message) -> bool:
         """Whether a reply merely repeats what its turn told the model."""

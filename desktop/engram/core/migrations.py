@@ -232,6 +232,13 @@ INSERT INTO outbox(kind, next_attempt_at, created_at, updated_at)
 ALTER TABLE memory_history ADD COLUMN user TEXT;
 UPDATE memory_history SET user = (SELECT m.user FROM memories m WHERE m.id = memory_history.memory_id);
 """),
+    Migration(11, "import_keys", """
+-- A session imported from another assistant's export (core/porting/) keeps where it came from,
+-- e.g. 'chatgpt:<conversation id>', so that importing the same export again adds nothing. Per
+-- user: two people may import the same file. NULL for chats held in Engram.
+ALTER TABLE sessions ADD COLUMN import_key TEXT;
+CREATE UNIQUE INDEX sessions_by_import_key ON sessions(user, import_key) WHERE import_key IS NOT NULL;
+"""),
 ]
 
 

@@ -117,8 +117,10 @@ class Sessions:
 
     # -- sessions ------------------------------------------------------------------------------
 
-    def get_or_create(self, session_id: str | None, user: str, title: str = "", agent: str = "") -> Session:
-        """The session with this id (it must belong to ``user``), or a new one. With no id, one is made."""
+    def get_or_create(self, session_id: str | None, user: str, title: str = "", agent: str = "", *,
+                      created_at: str | None = None, whole_title: bool = False) -> Session:
+        """The session with this id (it must belong to ``user``), or a new one. With no id, one is made.
+        An imported chat keeps its date (``created_at``) and its title as it was (``whole_title``)."""
         session_id = check_session_id(session_id) if session_id is not None else uuid.uuid4().hex[:12]
         title = self._cleaned(title)
         if not user:
@@ -126,11 +128,12 @@ class Sessions:
         with self.db.transaction() as conn:
             row = conn.execute(f"SELECT {Session.COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
-                at = now_iso()
+                at = created_at or now_iso()
                 folder = self._unique_folder(conn, at, title or session_id)
-                conn.execute("INSERT INTO sessions(id, user, agent, title, folder, created_at, updated_at)"
-                             " VALUES (?,?,?,?,?,?,?)", (session_id, user, agent, title_from(title) if title else "",
-                                                        folder, at, at))
+                shown = (" ".join(title.split())[:200] if whole_title else title_from(title)) if title else ""
+                conn.execute("INSERT INTO sessions(id, user, agent, title, title_is_custom, folder, created_at,"
+                             " updated_at) VALUES (?,?,?,?,?,?,?,?)",
+                             (session_id, user, agent, shown, int(whole_title and bool(shown)), folder, at, at))
                 row = conn.execute(f"SELECT {Session.COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
         session = Session.from_row(row)
         if session.user != user:
@@ -194,9 +197,11 @@ class Sessions:
 
     # -- messages ------------------------------------------------------------------------------
 
-    def add_message(self, session_id: str, role: str, content: str, status: str = "complete", conn=None) -> Message:
+    def add_message(self, session_id: str, role: str, content: str, status: str = "complete", conn=None, *,
+                    created_at: str | None = None) -> Message:
         """Store one message and mark the session used. Pass ``conn`` to join a caller's transaction
-        (e.g. to queue its background work atomically with it)."""
+        (e.g. to queue its background work atomically with it); ``created_at`` keeps an imported
+        message's own time."""
         if role not in ROLES:
             raise InvalidInput(f"unknown message role {role!r}")
         if status not in STATUSES:
@@ -204,10 +209,10 @@ class Sessions:
         if not isinstance(content, str):
             raise InvalidInput("a message must be text")
         content = self._cleaned(content)
-        at = now_iso()
+        at = created_at or now_iso()
         if conn is None:
             with self.db.transaction() as own:
-                return self.add_message(session_id, role, content, status, own)
+                return self.add_message(session_id, role, content, status, own, created_at=created_at)
         if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
             raise NotFound(f"there is no session {session_id!r}")
         conn.execute("INSERT INTO messages(session_id, role, content, status, created_at) VALUES (?,?,?,?,?)",

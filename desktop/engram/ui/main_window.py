@@ -75,6 +75,9 @@ class MainWindow(QMainWindow):
         split.setChildrenCollapsible(False)
         self.setCentralWidget(split)
         self.setStatusBar(self.status)
+        porting = self.menuBar().addMenu(self.tr("&File"))
+        porting.addAction(self.tr("Import conversations…"), lambda: self.open_porting(importing=True))
+        porting.addAction(self.tr("Export everything…"), lambda: self.open_porting(importing=False))
 
     def _connect(self) -> None:
         """What each panel, the turn controller, the backend and the keyboard shortcuts ask for."""
@@ -365,6 +368,20 @@ class MainWindow(QMainWindow):
         self.chat.notice.show_message(explain(error), "error")
 
     # -- settings -------------------------------------------------------------------------------
+
+    def open_porting(self, importing: bool):
+        """File › Import… / Export…: a dialog that works on its own thread; the chats and memories
+        it imports show up as soon as they are stored."""
+        from engram.ui.porting_dialog import PortingDialog
+
+        if not self.backend.ready:
+            return None
+        dialog = PortingDialog(self.backend.engram, importing, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.changed.connect(self.refresh_sessions)
+        dialog.changed.connect(self.memories.refresh)
+        dialog.open()
+        return dialog
 
     def open_settings(self, page: str = "") -> None:
         from engram.ui.settings_dialog import SettingsDialog

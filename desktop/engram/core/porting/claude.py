@@ -1,0 +1,56 @@
+"""Claude's export (Settings › Privacy › Export data): a .zip with ``conversations.json``, a list
+of conversations with ``uuid``, ``name``, ``created_at`` and ``chat_messages`` in order, each with
+``sender`` ('human' or 'assistant'), ``text``, ``content`` blocks and ``created_at``.
+
+Kept: the text blocks of each message (or its ``text`` when it has no blocks). Left out: tool
+use and tool results, thinking blocks, attachments and files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from engram.core.errors import InvalidInput
+from engram.core.porting.conversation import Conversation, Damaged, Turn, clean_text, iso_time, required
+from engram.core.porting.reading import Progress, conversation_items, opened_export
+
+SOURCE = "claude"
+ROLES = {"human": "user", "assistant": "assistant"}
+
+
+def read(path: Path, progress: Progress | None = None) -> Iterator[Conversation | Damaged]:
+    with opened_export(path, "Claude") as (stream, size):
+        for n, item in enumerate(conversation_items(stream, size, "Claude", progress), 1):
+            if isinstance(item, Damaged):
+                yield item
+                continue
+            try:
+                yield conversation(item)
+            except InvalidInput as e:
+                name = item.get("name") if isinstance(item, dict) else None
+                yield Damaged(f"conversation {n}" + (f" ({name!r})" if isinstance(name, str) and name else ""),
+                              e.args[0])
+
+
+def conversation(item: dict) -> Conversation:
+    ident = required(item, "uuid", str, "the conversation")
+    messages = required(item, "chat_messages", list, "the conversation")
+    created = iso_time(item.get("created_at"))
+    turns = tuple(t for m in messages if (t := turn(m, created)) is not None)
+    name = item.get("name") if isinstance(item.get("name"), str) else ""
+    return Conversation(f"{SOURCE}:{ident}", clean_text(name), created or (turns[0].at if turns else None), turns)
+
+
+def turn(message, fallback: str | None) -> Turn | None:
+    if not isinstance(message, dict) or message.get("sender") not in ROLES:
+        return None
+    blocks = message.get("content")
+    if isinstance(blocks, list) and blocks:
+        texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+        text = "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
+    else:
+        text = message.get("text") if isinstance(message.get("text"), str) else ""
+    if not text.strip():
+        return None
+    return Turn(ROLES[message["sender"]], clean_text(text.strip()), iso_time(message.get("created_at")) or fallback)

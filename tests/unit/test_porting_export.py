@@ -1,0 +1,141 @@
+"""The export of everything a person has: one JSON file or a folder of markdown, written whole or
+not at all."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chat_exports import three_conversations, write_chatgpt_zip
+from engram.core.errors import InvalidInput
+from engram.core.porting import importer
+from engram.core.porting.export import FORMAT, VERSION, export
+from engram.core.records import Kind
+from engram.core.scope import Scope
+
+DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
+
+
+def filled(make_engram, tmp_path):
+    """alice: three imported chats (archived), a note taken from one message and then corrected,
+    a preference and a file in a chat's folder; bob: one chat of his own."""
+    engram = make_engram()
+    importer.import_file(engram, "chatgpt", write_chatgpt_zip(tmp_path / "e.zip", three_conversations()), "alice")
+    importer.import_file(engram, "chatgpt", write_chatgpt_zip(tmp_path / "b.zip", three_conversations()[:1]), "bob")
+    engram.outbox.run_due()
+    snack = next(s for s in engram.sessions.list("alice") if s.title == "Snack ideas")
+    first = engram.sessions.messages(snack.id)[0]
+    note = engram.store.add("alice is allergic to nuts", Scope(user="alice", session=snack.id), Kind.FACT,
+                            actor="model", source_ids=(first.id,), source={"by": "distill"})
+    engram.store.update(note.id, text="alice is allergic to peanuts", actor="user")
+    engram.preferences.set("alice", "language", "English")
+    engram.files.write(snack.folder, "packing.md", "# Packing\n\nNo peanuts.\n", description="what to pack")
+    return engram, snack, note
+
+
+def test_json_export_holds_sessions_memories_with_history_and_preferences(make_engram, tmp_path):
+    engram, snack, note = filled(make_engram, tmp_path)
+    done = export(engram, "alice", "json", tmp_path / "out" / "alice.json")
+    data = json.loads((tmp_path / "out" / "alice.json").read_text())
+    assert (data["format"], data["version"], data["user"]) == (FORMAT, VERSION, "alice")
+    assert data["preferences"] == {"language": "English"}
+    assert [s["title"] for s in data["sessions"]] == ["Snack ideas", "Bike repair", "Birdwatching"]
+    exported = data["sessions"][0]
+    assert exported["import_key"] == "chatgpt:c-peanut" and exported["id"] == snack.id
+    assert [m["role"] for m in exported["messages"]] == ["user", "assistant"]
+    assert exported["files"] == [{"name": "packing.md", "text": engram.files.folder(snack.folder).read_bytes(
+        "packing.md").decode()}]
+    by_id = {m["id"]: m for m in data["memories"]}
+    assert by_id[note.id]["text"] == "alice is allergic to peanuts"
+    assert by_id[note.id]["source_ids"] == [engram.sessions.messages(snack.id)[0].id]
+    assert [(h["action"], h["actor"], h["new_text"]) for h in by_id[note.id]["history"]] == [
+        ("add", "model", "alice is allergic to nuts"), ("update", "user", "alice is allergic to peanuts")]
+    assert {m["user"] for m in data["memories"]} == {"alice"}                # bob's stay out
+    assert (done.sessions, done.messages, done.memories) == (3, 7, len(data["memories"]))
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["alice.json"]  # no temporary file left
+
+
+def test_markdown_export_is_a_folder_that_imports_back(make_engram, tmp_path):
+    engram, snack, note = filled(make_engram, tmp_path)
+    out = tmp_path / "alice-md"
+    export(engram, "alice", "md", out)
+    assert sorted(p.name for p in (out / "sessions").iterdir()) == sorted(
+        f"{s.folder}.md" for s in engram.sessions.list("alice"))
+    assert (out / "files" / snack.folder / "packing.md").read_text().endswith("No peanuts.\n")
+    memories = (out / "memories.md").read_text()
+    assert '- language: "English"' in memories and "## Facts (1)" in memories
+    assert f"### #{note.id}" in memories and 'update by user: "alice is allergic to nuts" → ' in memories
+    assert 'chat "Snack ideas"' in memories
+
+    # The chats come back, with their messages and times, through the markdown import.
+    other = make_engram()
+    report = importer.import_file(other, "markdown", out / "sessions", "carol")
+    assert len(report.imported) == 3
+    back = {s.title: [(m.role, m.content, m.created_at) for m in other.sessions.messages(s.id)]
+            for s in other.sessions.list("carol")}
+    assert back["Snack ideas"] == [(m.role, m.content, m.created_at) for m in engram.sessions.messages(snack.id)]
+
+
+def test_export_never_overwrites_a_folder_and_refuses_unknown_formats(make_engram, tmp_path):
+    engram, *_ = filled(make_engram, tmp_path)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "mine.txt").write_text("keep me")
+    with pytest.raises(InvalidInput, match="not an empty folder"):
+        export(engram, "alice", "md", busy)
+    assert [p.name for p in busy.iterdir()] == ["mine.txt"]
+    with pytest.raises(InvalidInput, match="is a folder"):
+        export(engram, "alice", "json", busy)
+    with pytest.raises(InvalidInput, match="unknown export format"):
+        export(engram, "alice", "csv", tmp_path / "x.csv")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    export(engram, "alice", "md", empty)                      # an empty folder made for it is fine
+    assert (empty / "memories.md").is_file()
+
+
+@pytest.mark.parametrize("fmt", ["json", "md"])
+def test_a_disk_that_fills_up_leaves_no_half_export(make_engram, tmp_path, fmt):
+    """The export runs in a process whose files may not grow past the database's size and a bit
+    (``ulimit -f``: the kernel refuses the write, as a full disk does) while a chat's folder holds
+    a 3 MB file: a clear error, and nothing at the target."""
+    engram, snack, _ = filled(make_engram, tmp_path)
+    engram.close()
+    folder = engram.data_dir / "sessions" / snack.folder
+    (folder / "big.md").write_text("# Big\n\n" + "lorem ipsum " * 250_000)     # put there by hand, not indexed
+    largest = max(p.stat().st_size for p in engram.data_dir.iterdir() if p.is_file())
+    target = tmp_path / "out" / ("all.json" if fmt == "json" else "all")
+    (tmp_path / "out").mkdir()
+    script = (f"ulimit -f {largest // 1024 + 256}; exec {sys.executable} -m engram export --format {fmt}"
+              f" --output {target} --user alice")
+    env = {**os.environ, "PYTHONPATH": str(DESKTOP)}
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "nothing was written" in done.stderr and "Traceback" not in done.stderr
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_json_export_imports_back_once(make_engram, tmp_path, monkeypatch):
+    engram, snack, _ = filled(make_engram, tmp_path)
+    export(engram, "alice", "json", tmp_path / "alice.json")
+    monkeypatch.setenv("ENGRAM_DATA_DIR", str(tmp_path / "another-computer"))
+    other = make_engram()
+    report = importer.import_file(other, "engram", tmp_path / "alice.json", "alice")
+    other.outbox.run_due()
+    assert len(report.imported) == 3 and not report.damaged
+    back = {s.title: s for s in other.sessions.list("alice")}
+    assert [(m.role, m.content, m.created_at) for m in other.sessions.messages(back["Snack ideas"].id)] == \
+        [(m.role, m.content, m.created_at) for m in engram.sessions.messages(snack.id)]
+    assert other.store.count(Scope(user="alice")) == 7          # the messages, archived again
+    assert importer.import_file(other, "engram", tmp_path / "alice.json", "alice").already == 3
+    # Its chats came from ChatGPT: importing that export too adds nothing either.
+    assert importer.import_file(other, "chatgpt", tmp_path / "e.zip", "alice").already == 3
+    with pytest.raises(InvalidInput, match="not an Engram export"):
+        importer.import_file(other, "engram", tmp_path / "e.zip", "alice")
+    newer = tmp_path / "newer.json"
+    newer.write_text('{"format": "engram-export", "version": 99, "sessions": []}')
+    with pytest.raises(InvalidInput, match="newer Engram"):
+        importer.import_file(other, "engram", newer, "alice")
