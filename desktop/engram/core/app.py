@@ -25,6 +25,7 @@ from engram.core.memory_options import MemoryOptions
 from engram.core.outbox import Outbox
 from engram.core.preferences import Preferences, PreferencesProvider
 from engram.core.recall import RecallProvider
+from engram.core.triggers import TriggerWords
 from engram.core.sessions import Sessions
 from engram.core.store import MemoryStore
 from engram.core.summary import SUMMARY_JOB, Summariser, SummaryProvider, summarised_through
@@ -178,7 +179,9 @@ class Engram:
         return [PreferencesProvider(self.preferences), SummaryProvider(self.store),
                 WindowProvider(self.sessions, options.window_messages,
                                lambda session_id: summarised_through(self.store, session_id)),
-                RecallProvider(self.store, options), FileMemoryProvider(self.files)]
+                RecallProvider(self.store, options, TriggerWords.of(self.settings.recall_triggers_en,
+                                                                    self.settings.recall_triggers_zh)),
+                FileMemoryProvider(self.files)]
 
     @cached_property
     def files(self) -> FileIndex:

@@ -232,6 +232,10 @@ INSERT INTO outbox(kind, next_attempt_at, created_at, updated_at)
 ALTER TABLE memory_history ADD COLUMN user TEXT;
 UPDATE memory_history SET user = (SELECT m.user FROM memories m WHERE m.id = memory_history.memory_id);
 """),
+    Migration(11, "turn_recall", """
+-- Why long-term memory was searched before a reply, or not (recall_mode, the trigger words found).
+ALTER TABLE turns ADD COLUMN recall TEXT NOT NULL DEFAULT '{}';
+"""),
 ]
 
 
