@@ -93,7 +93,8 @@ class RecallProvider:
         self.options = options
         self.triggers = triggers
 
-    def _search(self, query: str, turn: TurnContext, wanted: int, threshold: float) -> tuple[list[SearchHit], list[str]]:
+    def _search(self, query: str, turn: TurnContext, wanted: int,
+                threshold: float) -> tuple[list[SearchHit], list[str]]:
         already = len(turn.in_context_messages) + len(turn.in_context_memories) + 1
         result = self.store.search(query, turn.search_scope,
                                    SearchOptions(k=2 * wanted + already, threshold=threshold, kinds=RECALLED_KINDS))

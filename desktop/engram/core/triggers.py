@@ -33,8 +33,8 @@ _LETTER_OR_DIGIT = rf"[^\W{HAN}]"      # a word character that is not Chinese: w
 _QUESTION = re.compile(r"[?？]|^\W*(?:what|where|when|who|whose|which|why|how|do|does|did|is|are|was|were|am|have"
                        r"|has|had|can|could|will|would|tell me)\b", re.IGNORECASE)
 # ... about the person: their things, or what they did, were, are ("how do I ..." asks how, not about them).
-_ABOUT_ME = re.compile(r"\b(?:my|mine|myself)\b|\b(?:did|was|were|have|had)\s+i\b|\b(?:who|where|what)\s+(?:do|am)\s+i\b",
-                       re.IGNORECASE)
+_ABOUT_ME = re.compile(r"\b(?:my|mine|myself)\b|\b(?:did|was|were|have|had)\s+i\b"
+                       r"|\b(?:who|where|what)\s+(?:do|am)\s+i\b", re.IGNORECASE)
 # Chinese: 我 and a question word after it in the same clause (我住在哪里, 我的猫叫什么, 我几点跑步).
 _ABOUT_ME_ZH = re.compile(r"我[^，。！？,.!?；;]*(?:什么|哪|谁|几|多少|吗|么)")
 
