@@ -27,10 +27,8 @@ SEARCH_TIMES = {"before_call": QT_TRANSLATE_NOOP("SettingsDialog", "Before every
                 "triggered": QT_TRANSLATE_NOOP("SettingsDialog", "Only when you ask about the past")}
 STORAGE_SCOPES = ("user,session", "agent,user,session")
 SEARCH_SCOPES = ("user", "user,session", "agent,user")
-DISTILL_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),
-                   "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
-TOOLS_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),
-                 "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
+AUTO_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),   # distill, tools
+                "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
 SENSITIVE_CHOICES = {"keep": QT_TRANSLATE_NOOP("SettingsDialog", "Keep them as written"),
                      "mask": QT_TRANSLATE_NOOP("SettingsDialog", "Mask them before they are stored")}
 DETAIL_NAMES = {"brief": QT_TRANSLATE_NOOP("SettingsDialog", "brief"),
@@ -135,7 +133,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("CPU threads"), self.threads)
         form.addRow(self.tr("GPU layers"), self.gpu_layers)
         form.addRow(self.tr("Longest reply (tokens)"), self.reply_tokens)
-        self.tools = self._choices(TOOLS_CHOICES, self.tr("Session files and memory search as tools the model may"
+        self.tools = self._choices(AUTO_CHOICES, self.tr("Session files and memory search as tools the model may"
                                                           " call; small models cannot call them."))
         form.addRow(self.tr("Tools"), self.tools)
         self.embedding_model = ModelPicker(backend, "embedding",
@@ -167,11 +165,9 @@ class SettingsDialog(QDialog):
         self.storage_scope.addItems(STORAGE_SCOPES)
         self.search_scope = QComboBox()
         self.search_scope.addItems(SEARCH_SCOPES)
-        self.distill = QComboBox()
-        for choice, label in DISTILL_CHOICES.items():
-            self.distill.addItem(self.tr(label), choice)
-        self.distill.setToolTip(self.tr("After every few messages, the chat model notes facts, preferences and"
-                                        " tasks from what you said, as memories you can see and edit."))
+        self.distill = self._choices(AUTO_CHOICES, self.tr("After every few messages, the chat model notes facts,"
+                                                           " preferences and tasks from what you said, as memories"
+                                                           " you can see and edit."))
         self.triggers = TriggerWordsEdit()
         self.search_time.currentIndexChanged.connect(
             lambda _: self.triggers.setEnabled(self.search_time.currentData() != "on_demand"))
