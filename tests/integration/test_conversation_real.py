@@ -70,3 +70,20 @@ def test_regenerate_replaces_the_reply_with_a_new_real_one(engram):
     engram.outbox.run_due()
     archived = {m.source["message_id"] for m in engram.store.list(Scope(session="r-1"), kinds=["message"], limit=None)}
     assert archived == {first.user_message.id, again.reply.id}
+
+
+@pytest.mark.parametrize("fact, plain, asking", [
+    ("I am allergic to peanuts", "Recommend me a snack", "Remember what I am allergic to?"),
+    ("我对花生过敏", "推荐个零食", "我之前说过我对什么过敏？")])
+def test_triggered_recall_searches_only_when_the_person_asks_about_the_past(engram, fact, plain, asking):
+    engram.settings.recall_mode = "triggered"
+    engram.sessions.get_or_create("t-1", "U")
+    engram.turn_engine.send("t-1", fact, max_tokens=MAX_TOKENS)
+    engram.outbox.run_due()
+    engram.sessions.get_or_create("t-2", "U")
+    quiet = engram.turn_engine.send("t-2", plain, max_tokens=MAX_TOKENS).record
+    assert not quiet.recall["searched"] and quiet.recalled == [] and quiet.timings["embed_ms"] == 0
+    assert "recalled" not in quiet.tokens["sections"]
+    asked = engram.turn_engine.send("t-2", asking, max_tokens=MAX_TOKENS).record
+    assert asked.recall["searched"] and asked.recall["widened"]
+    assert fact in [m["text"] for m in asked.recalled] and asked.timings["embed_ms"] > 0

@@ -25,6 +25,7 @@ from engram.core.memory_options import MemoryOptions
 from engram.core.outbox import Outbox
 from engram.core.preferences import Preferences, PreferencesProvider
 from engram.core.recall import RecallProvider
+from engram.core.triggers import TriggerWords
 from engram.core.sessions import Sessions
 from engram.core.store import MemoryStore
 from engram.core.summary import SUMMARY_JOB, Summariser, SummaryProvider, summarised_through
@@ -181,7 +182,9 @@ class Engram:
         return [PreferencesProvider(self.preferences), SummaryProvider(self.store),
                 WindowProvider(self.sessions, options.window_messages,
                                lambda session_id: summarised_through(self.store, session_id)),
-                RecallProvider(self.store, options), FileMemoryProvider(self.files)]
+                RecallProvider(self.store, options, TriggerWords.of(self.settings.recall_triggers_en,
+                                                                    self.settings.recall_triggers_zh)),
+                FileMemoryProvider(self.files)]
 
     @cached_property
     def files(self) -> FileIndex:
@@ -226,7 +229,7 @@ class Engram:
                 # Its jobs live in the database; a new outbox picks them up with the new options.
                 old_outbox.stop()
                 self.outbox.start()
-        if any(key.startswith("chat_") and key != "chat_max_tokens" for key in changed):
+        if any(key.startswith("chat_") and key not in ("chat_max_tokens", "chat_tools") for key in changed):
             with self._chat_model_lock:
                 old, self._chat_model = self._chat_model, None
             if old is not None and hasattr(old, "close"):

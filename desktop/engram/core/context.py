@@ -52,6 +52,7 @@ class TurnContext:
     in_context_messages: set[int] = field(default_factory=set)   # message ids already in the window
     in_context_memories: set[int] = field(default_factory=set)   # memory ids already in the context
     recalled: list[dict] = field(default_factory=list)           # memories found by tools, for the record
+    recall: dict = field(default_factory=dict)                   # why recall searched before the reply, or not
     timings: dict[str, float] = field(default_factory=dict)       # e.g. embed_ms, search_ms, summed up
 
     def spent(self, **milliseconds: float) -> None:

@@ -160,14 +160,37 @@ def _rewrite_turn(conn, turn_id: int, columns: list[str], pattern: re.Pattern) -
 
 @dataclass(frozen=True)
 class Place:
-    """One place a text is stored. ``what`` says which kind of place (see PLACES), ``where`` names
-    it for a person, ``key`` is what ``forget_everywhere`` changes. ``persons_file``: a file a person
-    may have written, changed only when they say so."""
+    """One place a text is stored. ``what`` says which kind of place (see PLACES); ``at`` holds what
+    names it (chat, message number, file name...), which ``where`` words for a person with
+    WHERE[``form``] (the window words it in its own language); ``key`` is what ``forget_everywhere``
+    changes. ``persons_file``: a file a person may have written, changed only when they say so."""
 
     what: str
-    where: str
+    at: dict
     key: tuple
     persons_file: bool = False
+    form: str = ""                 # the WHERE entry that names it, when not ``what``'s own
+
+    @property
+    def where(self) -> str:
+        return WHERE[self.form or self.what].format(**self.at)
+
+
+WHERE = {   # form -> how a place is named for a person
+    "chat title": "chat {session}",
+    "chat folder": "chat {session}: folder {folder}",
+    "message": "chat {session}, message #{message}",
+    "turn record": "chat {session}, turn record #{turn}",
+    "memory": "memory #{memory} ({kind})",
+    "memory history": "memory #{memory}, change #{change}",
+    "background job": "background job #{job}",
+    "preference": "preference {key}",
+    "file": "chat {session}: {name}",
+    "file name": "chat {session}: file name {name}",
+    "trash folder": "trash: {name}",
+    "trash file": "trash: {name}",
+    "trash file name": "trash: file name {name}",
+}
 
 
 PLACES = {   # what -> what forgetting does there
@@ -215,54 +238,53 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
     places: list[Place] = []
     sessions = q("SELECT id, title, folder FROM sessions WHERE user = ?", (user,))
     for session_id, title, folder in sessions:
-        name = f"chat {session_id}"
         if holds(title):
-            places.append(Place("chat title", name, (session_id,)))
+            places.append(Place("chat title", {"session": session_id}, (session_id,)))
         if folder_pattern.search(folder):
-            places.append(Place("chat folder", f"{name}: folder {folder}", (session_id, folder)))
+            places.append(Place("chat folder", {"session": session_id, "folder": folder}, (session_id, folder)))
     ids = json.dumps([s[0] for s in sessions])
     for message_id, session_id, content in q(
             "SELECT id, session_id, content FROM messages WHERE session_id IN (SELECT value FROM json_each(?))", (ids,)):
         if holds(content):
-            places.append(Place("message", f"chat {session_id}, message #{message_id}", (message_id,)))
+            places.append(Place("message", {"session": session_id, "message": message_id}, (message_id,)))
     for turn_id, session_id, *columns in q(
             "SELECT id, session_id, messages, recalled, tool_calls FROM turns"
             " WHERE session_id IN (SELECT value FROM json_each(?))", (ids,)):
         if any(holds(c, in_json) for c in columns):
-            places.append(Place("turn record", f"chat {session_id}, turn record #{turn_id}", (turn_id,)))
+            places.append(Place("turn record", {"session": session_id, "turn": turn_id}, (turn_id,)))
     for memory_id, kind, memory_text, source in q(
             "SELECT id, kind, text, source FROM memories WHERE user = ?", (user,)):
         if holds(memory_text) or holds(source, in_json):   # a file's chunk goes with the file, when it changes
-            places.append(Place("memory", f"memory #{memory_id} ({kind})", (memory_id,),
+            places.append(Place("memory", {"memory": memory_id, "kind": kind}, (memory_id,),
                                 persons_file=kind == Kind.FILE.value))
     for change_id, memory_id, old, new in q(
             "SELECT h.id, h.memory_id, h.old_text, h.new_text FROM memory_history h"
             " JOIN memories m ON m.id = h.memory_id WHERE m.user = ?", (user,)):
         if holds(old) or holds(new):
-            places.append(Place("memory history", f"memory #{memory_id}, change #{change_id}", (change_id,)))
+            places.append(Place("memory history", {"memory": memory_id, "change": change_id}, (change_id,)))
     for job_id, payload, error in q("SELECT id, payload, last_error FROM outbox"):
         if holds(payload, in_json) or holds(error):
-            places.append(Place("background job", f"background job #{job_id}", (job_id,)))
+            places.append(Place("background job", {"job": job_id}, (job_id,)))
     for key, value in q("SELECT key, value FROM preferences WHERE user = ?", (user,)):
         if holds(value, in_json):
-            places.append(Place("preference", f"preference {key}", (key,)))
+            places.append(Place("preference", {"key": key}, (key,)))
     root = engram.data_dir / SESSIONS_DIR
     for session_id, _, folder in sessions:
-        places += _files(root / folder, pattern, "file", f"chat {session_id}")
+        places += _files(root / folder, pattern, "file", {"session": session_id})
     trash = engram.data_dir / TRASH_DIR
     for entry in sorted(trash.iterdir()) if trash.is_dir() else []:
         if folder_pattern.search(entry.name):
-            places.append(Place("trash folder", f"trash: {entry.name}", (entry.name,)))
-        places += _files(entry, pattern, "trash file", "trash")
+            places.append(Place("trash folder", {"name": entry.name}, (entry.name,)))
+        places += _files(entry, pattern, "trash file", {})
     return places
 
 
-def _files(folder: Path, pattern: re.Pattern, what: str, where: str) -> list[Place]:
+def _files(folder: Path, pattern: re.Pattern, what: str, at: dict) -> list[Place]:
     """Files under a folder whose bytes or name hold the text (any file: a person's notes may be
     anything). The generated index memories.md is Engram's own and is rewritten, not asked about."""
     found: list[Place] = []
     if not folder.is_dir():
-        return [Place(what, f"{where}: {folder.name}", (str(folder),), persons_file=True)] \
+        return [Place(what, at | {"name": folder.name}, (str(folder),), persons_file=True)] \
             if folder.is_file() and _holds_bytes(folder, pattern) else []
     for dirpath, _, filenames in os.walk(folder, followlinks=False):
         for filename in sorted(filenames):
@@ -271,10 +293,10 @@ def _files(folder: Path, pattern: re.Pattern, what: str, where: str) -> list[Pla
             if path.is_symlink():
                 continue
             if pattern.search(filename):
-                found.append(Place("file name" if what == "file" else what, f"{where}: file name {name}",
-                                   (str(path),), persons_file=True))
+                found.append(Place("file name" if what == "file" else what, at | {"name": name}, (str(path),),
+                                   persons_file=True, form=f"{what} name"))
             elif _holds_bytes(path, pattern):
-                found.append(Place(what, f"{where}: {name}", (str(path),), persons_file=name != INDEX_NAME))
+                found.append(Place(what, at | {"name": name}, (str(path),), persons_file=name != INDEX_NAME))
     return found
 
 

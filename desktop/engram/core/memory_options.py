@@ -13,7 +13,7 @@ from engram.core.scope import Scope
 from engram.core.sessions import Session
 from engram.core.settings import Settings
 
-RECALL_MODES = ("before_call", "on_demand", "hybrid")
+RECALL_MODES = ("before_call", "on_demand", "hybrid", "triggered")
 DISTILL_CHOICES = ("auto", "on", "off")
 TOOLS_CHOICES = ("auto", "on", "off")
 SCOPE_DIMENSIONS = ("agent", "user", "session")

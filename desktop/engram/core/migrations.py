@@ -239,6 +239,10 @@ UPDATE memory_history SET user = (SELECT m.user FROM memories m WHERE m.id = mem
 ALTER TABLE sessions ADD COLUMN import_key TEXT;
 CREATE UNIQUE INDEX sessions_by_import_key ON sessions(user, import_key) WHERE import_key IS NOT NULL;
 """),
+    Migration(12, "turn_recall", """
+-- Why long-term memory was searched before a reply, or not (recall_mode, the trigger words found).
+ALTER TABLE turns ADD COLUMN recall TEXT NOT NULL DEFAULT '{}';
+"""),
 ]
 
 

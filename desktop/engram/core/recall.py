@@ -2,7 +2,11 @@
 
 Search time follows the Agent Framework options: ``before_call`` searches with the person's
 words before every reply and injects the hits; ``on_demand`` gives the model a ``search_memory``
-tool instead; ``hybrid`` does both. Hits are quoted data in a fenced block with date and source,
+tool instead; ``hybrid`` does both; ``triggered`` (seed 001's hybrid) injects only when the message
+asks about the past (core/triggers.py), so that a small model keeps its context for the chat
+otherwise. A message that asks about the past says that something is there to find: it is
+searched wider (more results, a lower threshold) in every mode. The turn record says why recall
+ran or not. Hits are quoted data in a fenced block with date and source,
 placed after the stable prefix. Memories already in the context (window, summary) are skipped, so
 is a memory with the same words as a better hit (the same sentence said in three chats is one
 line, not three), and the search scope always includes the user, so one person's memories never
@@ -26,12 +30,15 @@ from engram.core.records import Kind, wording
 from engram.core.search import SearchHit, SearchOptions
 from engram.core.store import MemoryStore
 from engram.core.tools import Tool
+from engram.core.triggers import Trigger, TriggerWords
 
 RECALLED_KINDS = (Kind.MESSAGE, Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPERIENCE, Kind.SUMMARY)
 FENCE = "```"
 REPLY_WEIGHT = 0.95         # mild: on LoCoMo with one speaker stored as the assistant (the worst case),
                             # R@5/@10 0.638/0.735 -> 0.635/0.734, and 0.685/0.783 -> 0.697/0.791 on
                             # questions about the person's own words (tests/bench/hygiene_bench.py)
+WIDER_RESULTS = 2           # a message that asks about the past recalls this many more memories,
+WIDER_THRESHOLD = 0.5       # ... down to this share of recall_threshold (the person says it is there)
 
 
 # Line breaks that json.dumps leaves as they are (it escapes those below U+0020).
@@ -81,16 +88,16 @@ def _distinct(hits: Iterable[SearchHit]) -> list[SearchHit]:
 
 
 class RecallProvider:
-    def __init__(self, store: MemoryStore, options: MemoryOptions):
+    def __init__(self, store: MemoryStore, options: MemoryOptions, triggers: TriggerWords = TriggerWords()):
         self.store = store
         self.options = options
+        self.triggers = triggers
 
-    def _search(self, query: str, turn: TurnContext) -> tuple[list[SearchHit], list[str]]:
-        wanted = self.options.recall_max_results
+    def _search(self, query: str, turn: TurnContext, wanted: int,
+                threshold: float) -> tuple[list[SearchHit], list[str]]:
         already = len(turn.in_context_messages) + len(turn.in_context_memories) + 1
         result = self.store.search(query, turn.search_scope,
-                                   SearchOptions(k=2 * wanted + already, threshold=self.options.recall_threshold,
-                                                 kinds=RECALLED_KINDS))
+                                   SearchOptions(k=2 * wanted + already, threshold=threshold, kinds=RECALLED_KINDS))
         hits = _distinct(persons_words_first(h for h in result.hits if not self._in_context(h, turn)))[:wanted]
         if hits:
             self.store.mark_accessed(h.memory.id for h in hits)
@@ -103,21 +110,36 @@ class RecallProvider:
         return (hit.memory.id in turn.in_context_memories
                 or bool(ids & (turn.in_context_messages | {turn.message_id})))
 
+    def _reach(self, trigger: Trigger) -> tuple[int, float]:
+        """How many memories a search before the reply recalls, and from what similarity."""
+        if trigger:
+            return self.options.recall_max_results + WIDER_RESULTS, self.options.recall_threshold * WIDER_THRESHOLD
+        return self.options.recall_max_results, self.options.recall_threshold
+
     def sections(self, turn: TurnContext) -> list[Section]:
-        if self.options.recall_mode == "on_demand" and turn.can_call_tools:
+        mode = self.options.recall_mode
+        if mode == "on_demand" and turn.can_call_tools:
+            turn.recall = {"mode": mode, "searched": False}
             return []                       # without tools, on_demand recall would recall nothing
-        hits, notes = self._search(turn.text, turn)
+        trigger = self.triggers.find(turn.text)
+        turn.recall = {"mode": mode, "searched": mode != "triggered" or bool(trigger),
+                       "triggers": list(trigger.words), "about_person": trigger.about_person}
+        if not turn.recall["searched"]:
+            return []
+        wanted, threshold = self._reach(trigger)
+        turn.recall |= {"widened": bool(trigger), "max_results": wanted, "threshold": round(threshold, 4)}
+        hits, notes = self._search(turn.text, turn, wanted, threshold)
         return [Section("recalled", [{"role": "user", "content": quote(h)} for h in hits],
                         data={"memories": [recalled_json(h, "before_call") for h in hits],
                               "prompt": recall_prompt(self.options.recall_prompt, turn.language), "notes": notes},
                         slot=RECALLED)]
 
     def tools(self, turn: TurnContext) -> list[Tool]:
-        if self.options.recall_mode == "before_call":
+        if self.options.recall_mode in ("before_call", "triggered"):
             return []
 
         def search_memory(query: str) -> str:
-            hits, _ = self._search(query, turn)
+            hits, _ = self._search(query, turn, self.options.recall_max_results, self.options.recall_threshold)
             turn.recalled.extend(recalled_json(h, "search_memory") | {"query": query} for h in hits)
             if not hits:
                 return "No memories found."

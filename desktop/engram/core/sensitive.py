@@ -102,6 +102,15 @@ def mask(text: str) -> str:
     return "".join(out) + text[at:]
 
 
+def mask_error(error: BaseException) -> BaseException:
+    """The error with the sensitive details in its message and hint masked, in place (its type and
+    traceback stay, so the code that handles it still can)."""
+    error.args = tuple(mask(arg) if isinstance(arg, str) else arg for arg in error.args)
+    if isinstance(getattr(error, "hint", None), str):
+        error.hint = mask(error.hint)
+    return error
+
+
 def hide_in_logs() -> None:
     """Mask sensitive details in every log record from now on, message and traceback alike, by
     wrapping the record factory (a filter on one logger would miss the records of its children)."""

@@ -11,7 +11,7 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from engram.core import paths, prompts
+from engram.core import paths, prompts, triggers
 from engram.core.atomic import write_text_atomic
 from engram.core.records import now_iso
 
@@ -46,6 +46,9 @@ class Settings:
     summary_threshold: int = 50             # summarise once a session has more unsummarised messages
     summary_keep: int = 10                  # ... keeping the newest ones out of the summary
     recall_mode: str = "before_call"        # before_call (inject) | on_demand (search_memory tool) | hybrid
+                                            # | triggered (inject only when the message asks about the past)
+    recall_triggers_en: list[str] = field(default_factory=lambda: list(triggers.ENGLISH))  # whole words
+    recall_triggers_zh: list[str] = field(default_factory=lambda: list(triggers.CHINESE))  # anywhere
     recall_max_results: int = 3
     recall_threshold: float = 0.1           # least similarity by meaning of a recalled memory, measured from
                                             # the model's unrelated point (search.py). e5 puts "Recommend me
@@ -92,6 +95,10 @@ class Settings:
         if settings.sensitive_details not in ("keep", "mask"):
             ignored.append("sensitive_details")
             settings.sensitive_details = "keep"
+        for name in ("recall_triggers_en", "recall_triggers_zh"):
+            if not all(isinstance(word, str) for word in getattr(settings, name)):
+                ignored.append(name)
+                setattr(settings, name, getattr(cls(), name))
         if ignored:
             settings.problem = f"ignored unknown or mistyped settings: {', '.join(sorted(ignored))}"
         return settings

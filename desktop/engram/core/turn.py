@@ -149,7 +149,7 @@ class TurnEngine:
                             + turn.recalled,
                             tokens=self._tokens(sections, user_tokens, budget, generations, cut),
                             timings=self._timings(sections, turn, generations, started, context_ms, first_token[0]),
-                            tool_calls=tool_calls)
+                            tool_calls=tool_calls, recall=turn.recall)
         with self.sessions.db.transaction() as conn:
             reply = self.sessions.add_message(session_id, "assistant", shown.text.strip(), status, conn=conn)
             # Only now do the replaced replies go: SQLite gives a new row the largest id plus one,

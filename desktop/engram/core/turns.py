@@ -1,7 +1,7 @@
 """The turn record: for every reply, exactly what the model saw and why.
 
 It keeps the messages sent to the model (after tool calls, the last call's), the memories that
-were recalled with their scores, the tokens of each section of the context, the tool calls made,
+were recalled with their scores, why long-term memory was searched before the reply or not, the tokens of each section of the context, the tool calls made,
 and the timings (embedding, search, prompt evaluation, generation, tokens per second). The
 window's context inspector shows it; ``engram ask --json`` prints it.
 """
@@ -26,23 +26,24 @@ class TurnRecord:
     tokens: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     tool_calls: list[dict] = field(default_factory=list)
+    recall: dict = field(default_factory=dict)       # mode, searched, triggers, ... (recall.RecallProvider)
     created_at: str = field(default_factory=now_iso)
     id: int | None = None
 
     COLUMNS = ("id, session_id, user_message_id, reply_message_id, messages, recalled, tokens, timings,"
-               " tool_calls, created_at")
+               " tool_calls, recall, created_at")
 
     @classmethod
     def from_row(cls, row: tuple) -> "TurnRecord":
-        (id_, session, user_id, reply_id, messages, recalled, tokens, timings, tools, at) = row
+        (id_, session, user_id, reply_id, messages, recalled, tokens, timings, tools, recall, at) = row
         return cls(session, user_id, reply_id, json.loads(messages), json.loads(recalled), json.loads(tokens),
-                   json.loads(timings), json.loads(tools), at, id_)
+                   json.loads(timings), json.loads(tools), json.loads(recall), at, id_)
 
     def to_json(self) -> dict:
         return {"id": self.id, "session_id": self.session_id, "user_message_id": self.user_message_id,
                 "reply_message_id": self.reply_message_id, "messages": self.messages, "recalled": self.recalled,
                 "tokens": self.tokens, "timings": self.timings, "tool_calls": self.tool_calls,
-                "created_at": self.created_at}
+                "recall": self.recall, "created_at": self.created_at}
 
 
 class Turns:
@@ -53,10 +54,10 @@ class Turns:
         """Store a record inside the caller's transaction (the one that stores the reply)."""
         dumps = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731
         conn.execute("INSERT INTO turns(session_id, user_message_id, reply_message_id, messages, recalled, tokens,"
-                     " timings, tool_calls, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                     " timings, tool_calls, recall, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
                      (record.session_id, record.user_message_id, record.reply_message_id, dumps(record.messages),
                       dumps(record.recalled), dumps(record.tokens), dumps(record.timings), dumps(record.tool_calls),
-                      record.created_at))
+                      dumps(record.recall), record.created_at))
         record.id = conn.last_insert_rowid()
         return record
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from engram.core.sensitive import MASK, mask, mask_error
 from engram.ui.workers import Pool, Worker
 
 
@@ -54,6 +55,18 @@ class Backend(QObject):
     def ready(self) -> bool:
         return self.engram is not None
 
+    def masks(self) -> bool:
+        """Whether the person chose ``sensitive_details: mask``: then the errors the window shows
+        are masked too (logs always are), as what they stored is."""
+        return self.engram is not None and self.engram.settings.sensitive_details == MASK
+
+    def masked(self, text: str | None) -> str | None:
+        """A text for an error label, masked when the person chose so."""
+        return mask(text) if text and self.masks() else text
+
+    def _errored(self, errored: Callable) -> Callable:
+        return lambda error: errored(mask_error(error) if self.masks() else error)
+
     def disk(self, fn: Callable, *args, returned: Callable | None = None, errored: Callable | None = None,
              **kwargs) -> Worker | None:
         """Run fn(engram, *args) on the disk thread."""
@@ -66,14 +79,14 @@ class Backend(QObject):
         if self.engram is None:
             return None
         worker = Worker(lambda: fn(self.engram, worker, *args, **kwargs))
-        return self.model_pool.submit(worker, returned=returned, errored=errored or self.error.emit,
+        return self.model_pool.submit(worker, returned=returned, errored=self._errored(errored or self.error.emit),
                                       yielded=yielded)
 
     def _run(self, pool: Pool, fn, args, kwargs, returned, errored) -> Worker | None:
         if self.engram is None:
             return None
-        return pool.start(fn, self.engram, *args, returned=returned, errored=errored or self.error.emit,
-                          **kwargs)
+        return pool.start(fn, self.engram, *args, returned=returned,
+                          errored=self._errored(errored or self.error.emit), **kwargs)
 
     def reopen(self, change: Callable, done: Callable) -> None:
         """Close the data, run change(old data folder) -> new folder (e.g. a move), and open the

@@ -1,5 +1,6 @@
 """The Context tab: for the selected reply, exactly what the model saw, section by section, with
-token counts, the recalled memories and their scores, and the timings of the turn."""
+token counts, the recalled memories and their scores (and why memory was searched or not), and the
+timings of the turn."""
 
 from __future__ import annotations
 
@@ -46,6 +47,12 @@ SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
 # How a memory was recalled (recall.py names the ways).
 WAYS = {"before_call": QT_TRANSLATE_NOOP("ContextTab", "before the reply"),
         "search_memory": QT_TRANSLATE_NOOP("ContextTab", "the model's search")}
+
+# When recall searches (settings recall_mode), as the turn record names the modes.
+RECALL_MODES = {"before_call": QT_TRANSLATE_NOOP("ContextTab", "before every reply"),
+                "on_demand": QT_TRANSLATE_NOOP("ContextTab", "when the model asks"),
+                "hybrid": QT_TRANSLATE_NOOP("ContextTab", "before every reply and when the model asks"),
+                "triggered": QT_TRANSLATE_NOOP("ContextTab", "only when you ask about the past")}
 
 
 def shown(text: str) -> str:
@@ -97,6 +104,32 @@ def _tokens(tokens: dict) -> str:
     return text
 
 
+def _why_recall(recall: dict) -> str:
+    """Why long-term memory was searched before the reply, or not (empty for older records)."""
+    translate = QCoreApplication.translate
+    if not recall:
+        return ""
+    mode = str(recall.get("mode", ""))
+    mode = shown(RECALL_MODES[mode]) if mode in RECALL_MODES else mode
+    if not recall.get("searched"):
+        if recall.get("mode") == "on_demand":
+            return translate("ContextTab", "Searched only when the model asks (memory search: {mode}).").format(
+                mode=mode)
+        return translate("ContextTab", "Not searched: no trigger word, and not a question about you (memory search:"
+                                       " {mode}).").format(mode=mode)
+    reach = translate("ContextTab", "up to {count} memories from similarity {threshold}").format(
+        count=recall.get("max_results"), threshold=recall.get("threshold"))
+    if not recall.get("widened"):
+        return translate("ContextTab", "Searched before the reply (memory search: {mode}): {reach}.").format(
+            mode=mode, reach=reach)
+    signs = [translate("ContextTab", "it says {words}").format(words=", ".join(map(str, recall["triggers"])))
+             ] if recall.get("triggers") else []
+    signs += [translate("ContextTab", "it is a question about you")] if recall.get("about_person") else []
+    return translate("ContextTab", "Searched before the reply, wider because your message asks about the past"
+                                   " ({signs}; memory search: {mode}): {reach}.").format(
+        signs="; ".join(signs), mode=mode, reach=reach)
+
+
 def _heading(text: str) -> str:
     return f"<h4>{text}</h4>"
 
@@ -116,6 +149,8 @@ def render(record) -> str:
             [(shown(TIMING_NAMES[name]) if name in TIMING_NAMES else str(name).replace("_", " "), _timing(name, value))
              for name, value in record.timings.items()]))
     parts.append(_heading(translate("ContextTab", "Recalled memories")))
+    if why := _why_recall(record.recall):
+        parts.append(f"<div style='color:gray'>{html.escape(why)}</div>")
     if record.recalled:
         rows = []
         for hit in record.recalled:
@@ -131,7 +166,7 @@ def render(record) -> str:
                 f"<td>{html.escape(str(hit.get('text', '')))}<br><span style='color:gray'>"
                 f"{html.escape(' · '.join(about))}</span></td></tr>")
         parts.append("<table cellspacing='4'>" + "".join(rows) + "</table>")
-    else:
+    elif record.recall.get("searched", True):
         none = translate("ContextTab", "None: nothing from earlier chats was relevant enough.")
         parts.append(f"<div style='color:gray'>{none}</div>")
     parts.append(_heading(translate("ContextTab", "What the model saw, in order")))

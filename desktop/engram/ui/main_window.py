@@ -4,6 +4,8 @@ run on the backend's worker threads."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
@@ -353,13 +355,19 @@ class MainWindow(QMainWindow):
         def shown(found):
             health, to_embed, words_only = found
             watcher = self.backend.watcher
-            self.status.set_health(health, to_embed, words_only, watcher.problem if watcher is not None else "")
+            self.status.set_health(health, to_embed, words_only,
+                                   self.backend.masked(watcher.problem) if watcher is not None else "")
             if self._last_pending is not None and health.pending < self._last_pending:
                 self.memories.refresh()          # background work stored new memories
             self._last_pending = health.pending
 
-        self.backend.disk(lambda engram: (engram.outbox.health(), engram.store.pending_embeddings(),
-                                          engram.embedder is None), returned=shown)
+        def found(engram):
+            health = engram.outbox.health()        # its errors as an error label shows them (masked, if so)
+            errors = [replace(job, last_error=self.backend.masked(job.last_error)) for job in health.errors]
+            health = replace(health, stalled=self.backend.masked(health.stalled), errors=errors)
+            return health, engram.store.pending_embeddings(), engram.embedder is None
+
+        self.backend.disk(found, returned=shown)
 
     def retry_failed_work(self) -> None:
         self.backend.disk(lambda engram: engram.outbox.retry_failed(), returned=lambda _: self.refresh_health())

@@ -18,6 +18,7 @@ from engram.core import sensitive
 from engram.core.forget import find, forget_everywhere, forget_memory
 from engram.core.records import Kind
 from engram.core.scope import Scope
+from engram.ui.forget_dialog import forget_box
 
 LIST_LIMIT = 500
 SENSITIVE_MARK = "⚠ "
@@ -290,17 +291,7 @@ class MemoriesTab(QWidget):
         self.message.setText("" if places else self.tr("It is stored nowhere."))
         if not places:
             return
-        box = QMessageBox(QMessageBox.Warning, self.tr("Forget everywhere"),
-                          self.tr("Forget “{text}” in these {count} places?").format(text=text[:200], count=len(places)),
-                          QMessageBox.Yes | QMessageBox.Cancel, self)
-        box.setInformativeText("\n".join(f"{place.what}: {place.where}" for place in places[:12])
-                               + ("\n…" if len(places) > 12 else ""))
-        box.setDetailedText("\n".join(f"{place.what}: {place.where}" for place in places))
-        files = sum(place.persons_file for place in places)
-        if files:
-            box.setCheckBox(QCheckBox(self.tr("Also change the {count} files that hold it (you may have written"
-                                              " them)").format(count=files)))
-        box.setDefaultButton(QMessageBox.Cancel)
+        box = forget_box(self, text, places)
         if box.exec() != QMessageBox.Yes:
             return
         with_files = box.checkBox() is not None and box.checkBox().isChecked()

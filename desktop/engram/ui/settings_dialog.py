@@ -18,15 +18,19 @@ from engram.core.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.preferences import DETAIL_LEVELS
 from engram.ui.language import LANGUAGES
 from engram.ui.notice import Notice
+from engram.ui.trigger_words import TriggerWordsEdit
 
 CHAT_FIELDS = ("chat_model", "chat_context_size", "chat_threads", "chat_gpu_layers")
 SEARCH_TIMES = {"before_call": QT_TRANSLATE_NOOP("SettingsDialog", "Before every reply (inject)"),
                 "on_demand": QT_TRANSLATE_NOOP("SettingsDialog", "When the model asks (tool)"),
-                "hybrid": QT_TRANSLATE_NOOP("SettingsDialog", "Both")}
+                "hybrid": QT_TRANSLATE_NOOP("SettingsDialog", "Both"),
+                "triggered": QT_TRANSLATE_NOOP("SettingsDialog", "Only when you ask about the past")}
 STORAGE_SCOPES = ("user,session", "agent,user,session")
 SEARCH_SCOPES = ("user", "user,session", "agent,user")
-DISTILL_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),
-                   "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
+AUTO_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),   # distill, tools
+                "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
+SENSITIVE_CHOICES = {"keep": QT_TRANSLATE_NOOP("SettingsDialog", "Keep them as written"),
+                     "mask": QT_TRANSLATE_NOOP("SettingsDialog", "Mask them before they are stored")}
 DETAIL_NAMES = {"brief": QT_TRANSLATE_NOOP("SettingsDialog", "brief"),
                 "normal": QT_TRANSLATE_NOOP("SettingsDialog", "normal"),
                 "detailed": QT_TRANSLATE_NOOP("SettingsDialog", "detailed")}
@@ -129,6 +133,9 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("CPU threads"), self.threads)
         form.addRow(self.tr("GPU layers"), self.gpu_layers)
         form.addRow(self.tr("Longest reply (tokens)"), self.reply_tokens)
+        self.tools = self._choices(AUTO_CHOICES, self.tr("Session files and memory search as tools the model may"
+                                                          " call; small models cannot call them."))
+        form.addRow(self.tr("Tools"), self.tools)
         self.embedding_model = ModelPicker(backend, "embedding",
                                            self.tr("The bundled multilingual-e5-small (Chinese, English and more)"))
         form.addRow(self.tr("Embedding model"), self.embedding_model)
@@ -158,14 +165,18 @@ class SettingsDialog(QDialog):
         self.storage_scope.addItems(STORAGE_SCOPES)
         self.search_scope = QComboBox()
         self.search_scope.addItems(SEARCH_SCOPES)
-        self.distill = QComboBox()
-        for choice, label in DISTILL_CHOICES.items():
-            self.distill.addItem(self.tr(label), choice)
-        self.distill.setToolTip(self.tr("After every few messages, the chat model notes facts, preferences and"
-                                        " tasks from what you said, as memories you can see and edit."))
+        self.distill = self._choices(AUTO_CHOICES, self.tr("After every few messages, the chat model notes facts,"
+                                                           " preferences and tasks from what you said, as memories"
+                                                           " you can see and edit."))
+        self.triggers = TriggerWordsEdit()
+        self.search_time.currentIndexChanged.connect(
+            lambda _: self.triggers.setEnabled(self.search_time.currentData() != "on_demand"))
+        self.sensitive = self._choices(SENSITIVE_CHOICES, self.tr("E-mail addresses, phone, ID, card, IBAN and"
+                                                                  " passport-like numbers in what you write."))
         self.system_prompt = QPlainTextEdit()
         self.system_prompt.setMaximumHeight(90)
         form.addRow(self.tr("Search memories"), self.search_time)
+        form.addRow(self.tr("Trigger words"), self.triggers)
         form.addRow(self.tr("Max recalled memories"), self.max_results)
         form.addRow(self.tr("Relevance threshold"), self.threshold)
         form.addRow(self.tr("Window (recent messages)"), self.window_size)
@@ -173,6 +184,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Store memories as"), self.storage_scope)
         form.addRow(self.tr("Recall from"), self.search_scope)
         form.addRow(self.tr("Note facts and preferences"), self.distill)
+        form.addRow(self.tr("Sensitive details"), self.sensitive)
         form.addRow(self.tr("System prompt"), self.system_prompt)
         scope_note = QLabel(self.tr("“user” recalls across all your chats; “user,session” only within the open"
                                     " chat."))
@@ -240,6 +252,13 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
 
+    def _choices(self, choices: dict[str, str], tip: str) -> QComboBox:
+        combo = QComboBox()
+        for value, label in choices.items():
+            combo.addItem(self.tr(label), value)
+        combo.setToolTip(tip)
+        return combo
+
     def _add_page(self, page: QWidget, name: str, label: str) -> None:
         self.pages.addTab(page, label)
         self.page_names.append(name)
@@ -283,6 +302,9 @@ class SettingsDialog(QDialog):
         self.gpu_layers.setValue(s.chat_gpu_layers)
         self.reply_tokens.setValue(s.chat_max_tokens)
         self.search_time.setCurrentIndex(max(0, self.search_time.findData(s.recall_mode)))
+        self.triggers.set_words(s.recall_triggers_en, s.recall_triggers_zh)
+        self.tools.setCurrentIndex(max(0, self.tools.findData(s.chat_tools)))
+        self.sensitive.setCurrentIndex(max(0, self.sensitive.findData(s.sensitive_details)))
         self.max_results.setValue(s.recall_max_results)
         self.threshold.setValue(s.recall_threshold)
         self.window_size.setValue(s.window_messages)
@@ -321,7 +343,9 @@ class SettingsDialog(QDialog):
                 "summary_threshold": self.summary_threshold.value(), "storage_scope": self.storage_scope.currentText(),
                 "search_scope": self.search_scope.currentText(), "distill_memories": self.distill.currentData(),
                 "system_prompt": self.system_prompt.toPlainText().strip(),
-                "ui_language": self.ui_language.currentData()}
+                "ui_language": self.ui_language.currentData(), "chat_tools": self.tools.currentData(),
+                "recall_triggers_en": self.triggers.words()[0], "recall_triggers_zh": self.triggers.words()[1],
+                "sensitive_details": self.sensitive.currentData()}
 
     def preferences(self) -> dict:
         return {"language": self.language.text().strip(), "tone": self.tone.text().strip(),
