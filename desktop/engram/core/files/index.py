@@ -26,13 +26,13 @@ from pathlib import Path
 
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import chunks as chunking
-from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_text
+from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_markdown
 from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_name
 from engram.core.files.trash import move_to_trash
-from engram.core.records import Kind, Memory, NewMemory, content_hash, normalise_text, now_iso
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.store import MemoryStore
+from engram.core.memory.records import Kind, Memory, NewMemory, content_hash, normalise_text, now_iso
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 INDEXED, PROBLEM, REMOVED = "indexed", "problem", "removed"
@@ -379,7 +379,7 @@ class FileIndex:
         if session_folder.path.is_dir():
             entries = [(s.name, s.summary) for s in self.statuses(folder) if s.name != INDEX_NAME]
             try:
-                session_folder.write_index(index_text(entries))
+                session_folder.write_index(index_markdown(entries))
             except DataDirError as e:
                 problem = _message(e)
         return self._index_problem(folder, problem)
