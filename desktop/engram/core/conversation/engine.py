@@ -23,7 +23,7 @@ from engram.core.errors import InvalidInput, ModelError
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
-from engram.core.conversation.recall import block
+from engram.core.conversation.quoting import block
 from engram.core.conversation.sessions import Message, Session, Sessions
 from engram.core.memory.store import MemoryStore
 from engram.core.conversation.summary import SUMMARY_JOB, needs_summary

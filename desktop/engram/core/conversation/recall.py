@@ -22,13 +22,13 @@ from dataclasses import replace
 from engram.core.conversation.context import RECALLED, Section, TurnContext
 from engram.core.conversation.memory_options import MemoryOptions
 from engram.core.conversation.prompts import recall_prompt
+from engram.core.conversation.quoting import block, defused
 from engram.core.memory.records import Kind, wording
 from engram.core.memory.search.fusion import SearchHit, SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.conversation.tools import Tool
 
 RECALLED_KINDS = (Kind.MESSAGE, Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPERIENCE, Kind.SUMMARY)
-FENCE = "```"
 REPLY_WEIGHT = 0.95         # mild: on LoCoMo with one speaker stored as the assistant (the worst case),
                             # R@5/@10 0.638/0.735 -> 0.635/0.734, and 0.685/0.783 -> 0.697/0.791 on
                             # questions about the person's own words (tests/bench/hygiene_bench.py)
@@ -46,7 +46,7 @@ def quote(hit: SearchHit) -> str:
     role = m.source.get("role")
     where = f"session {m.scope.session}" if m.scope.session else "memory"
     said = f", {role} said" if role else f", {m.kind.value}"
-    text = json.dumps(m.text.replace(FENCE, "'''"), ensure_ascii=False).translate(_LINE_BREAKS)
+    text = json.dumps(defused(m.text), ensure_ascii=False).translate(_LINE_BREAKS)
     return f"[{m.created_at[:10]} {where}{said}] {text}"
 
 
@@ -55,10 +55,6 @@ def recalled_json(hit: SearchHit, via: str) -> dict:
             "session": hit.memory.scope.session, "created_at": hit.memory.created_at,
             "score": round(hit.score, 4), "similarity": None if hit.similarity is None else round(hit.similarity, 4),
             "via": via}
-
-
-def block(prompt: str, lines: list[str]) -> str:
-    return f"{prompt}\n{FENCE}memory\n" + "\n".join(lines) + f"\n{FENCE}"
 
 
 def persons_words_first(hits: Iterable[SearchHit], weight: float = REPLY_WEIGHT) -> list[SearchHit]:

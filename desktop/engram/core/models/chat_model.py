@@ -14,7 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engram.core.models.chat_template import ChatTemplate, Prompt
 from engram.core.models.demo import demo_model_path
@@ -22,7 +22,9 @@ from engram.core.errors import ModelError
 from engram.core.models.gguf import check_model_file
 from engram.core.models.grammar import GrammarMask, schema_grammar
 from engram.core.models.prompt_states import MIN_TOKENS, PromptStates, default_folder
-from engram.core.settings import Settings
+
+if TYPE_CHECKING:   # models sit below the settings' composition: they read what they are handed
+    from engram.core.settings import Settings
 
 
 @dataclass

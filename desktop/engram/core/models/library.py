@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engram.core import paths
 from engram.core.models.downloads import Progress, discard_partial, fetch, partial_size
@@ -20,7 +21,9 @@ from engram.core.errors import InvalidInput
 from engram.core.models.gguf import check_model_file
 from engram.core.models.catalog import Catalog, CatalogEntry, load_catalog
 from engram.core.models.fit import Fit, Machine, assess
-from engram.core.settings import Settings
+
+if TYPE_CHECKING:   # models sit below the settings' composition: they read what they are handed
+    from engram.core.settings import Settings
 
 SETTING_OF_KIND = {"chat": "chat_model", "embedding": "embedding_model"}
 
