@@ -6,6 +6,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,7 +146,7 @@ CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _integri
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None) -> list[Check]:
-    ctx = {"data_dir": data_dir, "settings": Settings.load(config_dir)}
+    ctx: dict[str, Any] = {"data_dir": data_dir, "settings": Settings.load(config_dir)}   # what checks share
     results = []
     if ctx["settings"].problem:
         results.append(Check("settings", True, ctx["settings"].problem, required=False))

@@ -8,6 +8,7 @@ Deleting a session forgets it for real: messages, turn records and every memory 
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import unicodedata
@@ -223,7 +224,7 @@ class Sessions:
         return Message(*row)
 
     def messages(self, session_id: str, *, roles: Sequence[str] = (), last: int | None = None,
-                 after_id: int = 0, before_id: int | None = None) -> list[Message]:
+                 after_id: int = 0, before_id: int | None = None) -> builtins.list[Message]:
         """Messages of a session in the order they were said; ``last`` keeps only the newest ones."""
         sql = f"SELECT {Message.COLUMNS} FROM messages WHERE session_id = ? AND id > ?"
         params: list = [session_id, after_id]
@@ -237,7 +238,7 @@ class Sessions:
         params.append(-1 if last is None else last)
         return [Message(*r) for r in reversed(self.db.query(sql, params))]
 
-    def last_exchange(self, session_id: str) -> tuple[Message, list[Message]]:
+    def last_exchange(self, session_id: str) -> tuple[Message, builtins.list[Message]]:
         """The last user message and the replies after it (none after a turn that failed): what
         Retry answers again."""
         self.get(session_id)

@@ -9,6 +9,7 @@ turn engine defers embedding to the outbox).
 
 from __future__ import annotations
 
+import builtins
 import copy
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -241,7 +242,7 @@ class MemoryStore:
         clause, params = scope.sql()
         return self.db.query_one(f"SELECT count(*) FROM memories m WHERE {clause}", params)[0]
 
-    def history(self, memory_id: int, user: str | None = None) -> list[Change]:
+    def history(self, memory_id: int, user: str | None = None) -> builtins.list[Change]:
         """Every change to a memory, also after it was forgotten; with ``user``, only if it was
         theirs (another user's memory, forgotten or not, is reported as never existing)."""
         mine, params = ("", (memory_id,)) if user is None else (" AND user = ?", (memory_id, user))
