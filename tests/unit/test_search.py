@@ -105,8 +105,8 @@ def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db,
     alone.add_many([NewMemory(t, Scope(user="alice", session="s"), "fact") for t in alice])
     words = SearchOptions(mode="words", k=20, neighbour_weight=0, session_weight=0)
     for query in ("red dog", "blue bird walk", "cat"):
-        among = {shared.get(i).text: score for i, score in words_ranked(shared, query, Scope(user="alice"), words)}
-        only = {alone.get(i).text: score for i, score in words_ranked(alone, query, Scope(user="alice"), words)}
+        among = {shared.get(i).text: score for i, score in words_ranked(shared.db, query, Scope(user="alice"), words)}
+        only = {alone.get(i).text: score for i, score in words_ranked(alone.db, query, Scope(user="alice"), words)}
         assert among.keys() == only.keys() and all(among[t] == pytest.approx(only[t]) for t in only)
 
 

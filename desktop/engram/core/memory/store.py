@@ -10,7 +10,6 @@ turn engine defers embedding to the outbox).
 from __future__ import annotations
 
 import builtins
-import copy
 import json
 from collections.abc import Callable, Iterable, Sequence
 
@@ -23,7 +22,8 @@ from engram.core.errors import InvalidInput, NotFound
 from engram.core.memory.records import (Actor, Change, Kind, Memory, NewMemory, check_importance, content_hash,
                                  normalise_text, now_iso, parse_kind)
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions, SearchResult, hybrid_search
+from engram.core.memory.search.fusion import SearchOptions, SearchResult
+from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
 from engram.core.memory.search.vectors.table import VectorIndex, remove_everywhere
 from engram.core.memory.search.words.tokens import index_terms
 
@@ -34,12 +34,13 @@ _SELECT = f"SELECT {_COLUMNS} FROM memories m"
 class MemoryStore:
     def __init__(self, db: Database, embedder: Embedder | None):
         self.db = db
-        # {(database change stamp, vector table): count}, one entry, shared with the copies searches use
+        # {(database change stamp, vector table): count}, one entry
         self._pending: dict[tuple, int] = {}
         self._space: tuple[Embedder | None, VectorIndex | None] = (None, None)
         # What a text goes through before it is stored (core/memory/sensitive.py's mask, by setting).
         # File chunks are exempt: they mirror the person's file, which stays as it is.
         self.clean: Callable[[str], str] | None = None
+        self.searcher = Searcher(db, self.get_many)
         self.use_embedder(embedder)
 
     @property
@@ -253,9 +254,10 @@ class MemoryStore:
         return [Change(*r) for r in rows]
 
     def search(self, query: str, scope: Scope, options: SearchOptions = SearchOptions()) -> SearchResult:
-        # On a copy, which keeps the embedding model and its vectors of now: a switch meanwhile
-        # (``use_embedder``) cannot give the search one model's query and another's vectors.
-        return hybrid_search(copy.copy(self), query, scope, options)
+        embedder, vectors = self._space   # of now, together: a switch meanwhile cannot mix two models
+        space = None if embedder is None or vectors is None else EmbeddingSpace(
+            embedder, vectors, lambda: self._pending_in(vectors))
+        return self.searcher.search(query, scope, options, space)
 
     def warm(self, user: str) -> None:
         """Load the user's vectors for search now (seconds at 100k memories), and make their word
@@ -270,8 +272,9 @@ class MemoryStore:
         """How many memories the active embedding model has not embedded yet. Remembered until the
         database changes (this connection's or another's): every search asks, and counting two
         tables at a million memories costs more than the search itself."""
-        if (vectors := self.vectors) is None:
-            return 0
+        return 0 if (vectors := self.vectors) is None else self._pending_in(vectors)
+
+    def _pending_in(self, vectors: VectorIndex) -> int:
         key = (self.db.change_stamp(), vectors.table)
         if (count := self._pending.get(key)) is None:
             count = self.count() - vectors.count()

@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -44,9 +43,8 @@ from engram.core.memory.scope import Scope
 from engram.core.memory.search.words.bm25 import words_ranked
 
 if TYPE_CHECKING:
-    from engram.core.memory.store import MemoryStore
-
-_WORDS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engram-words")
+    from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
+    from engram.core.storage.database import Database
 
 Mode = Literal["hybrid", "words", "meaning"]
 MODES: tuple[str, ...] = ("hybrid", "words", "meaning")
@@ -100,17 +98,18 @@ class SearchResult:
     notes: list[str] = field(default_factory=list)   # e.g. why meaning was not used
 
 
-def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: SearchOptions) -> SearchResult:
+def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: str, scope: Scope,
+                  options: SearchOptions) -> SearchResult:
     started = time.perf_counter()
     result = SearchResult(hits=[])
     if not query or not query.strip():
         raise InvalidInput("the search query is empty")
     use_words = options.mode in ("hybrid", "words")
     use_meaning = options.mode in ("hybrid", "meaning")
-    if use_meaning and store.vectors is None:
+    if use_meaning and space is None:
         result.notes.append("no embedding model: searched by words only")
         use_meaning, use_words = False, True
-    elif use_meaning and (pending := store.pending_embeddings()):
+    elif use_meaning and (pending := space.pending()):
         result.notes.append(f"{pending} memories are not embedded yet; they are found by words only")
         use_words = True
 
@@ -119,18 +118,20 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
     vector = None
     if use_meaning:
         embedding = time.perf_counter()
-        vector = store.embedder.embed_query(query)
+        vector = space.embedder.embed_query(query)
         result.embed_ms = (time.perf_counter() - embedding) * 1000
     # Words (SQLite) and meaning (numpy) both release the GIL: on two cores they run side by side.
-    side_by_side = use_words and use_meaning and not store.db.in_transaction_here()
-    words_future = _WORDS.submit(words_ranked, store, query, scope, options) if side_by_side else None
+    side_by_side = use_words and use_meaning and not searcher.db.in_transaction_here()
+    words_future = (searcher.words_pool.submit(words_ranked, searcher.db, query, scope, options)
+                    if side_by_side else None)
     if use_meaning:
-        unrelated = store.embedder.unrelated_similarity
-        for memory_id, distance in store.vectors.nearest(vector, scope, options.kinds, options.meaning_candidates):
+        unrelated = space.embedder.unrelated_similarity
+        for memory_id, distance in space.vectors.nearest(vector, scope, options.kinds, options.meaning_candidates):
             if (similar := relatedness(1.0 - distance, unrelated)) >= options.threshold:
                 similarity[memory_id] = similar
                 meaning_ids.append(memory_id)
-    words = words_future.result() if words_future else words_ranked(store, query, scope, options) if use_words else []
+    words = (words_future.result() if words_future
+             else words_ranked(searcher.db, query, scope, options) if use_words else [])
     words_ids = [memory_id for memory_id, _ in words]
     bm25 = dict(words)
 
@@ -144,7 +145,7 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
                               words_ids + meaning_ids)
         best_possible = options.words_weight * use_words + options.meaning_weight * use_meaning or 1.0
     if fused and (options.neighbour_weight or options.session_weight):
-        fused = with_context(store, fused, scope, options, crowd)
+        fused = with_context(searcher.db, fused, scope, options, crowd)
         best_possible *= 1 + 2 * options.neighbour_weight + options.session_weight
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
 
@@ -152,7 +153,7 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
     meaning_rank = {i: r for r, i in enumerate(meaning_ids, start=1)}
     # Fetch with the scope again and drop superseded ones the vector side could not filter.
     wanted = ranked[: options.k * 2 + 10]
-    memories = {m.id: m for m in store.get_many(wanted, scope)}
+    memories = {m.id: m for m in searcher.fetch(wanted, scope)}
     for memory_id in wanted:
         memory = memories.get(memory_id)
         if memory is None or (not options.include_superseded and not _is_valid(memory)):
@@ -183,7 +184,7 @@ def _score_fusion(options: SearchOptions, bm25: dict[int, float], similarity: di
             + options.meaning_weight * max(0.0, similarity.get(memory_id, 0.0)) for memory_id in candidates}
 
 
-def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
+def with_context(db: "Database", fused: dict[int, float], scope: Scope,
                  options: SearchOptions, crowd: float = 0.0) -> dict[int, float]:
     """Scores after each message takes a share of its neighbouring messages' scores and every
     memory a share of the best score in its session: shares of the part of a score above
@@ -199,7 +200,7 @@ def with_context(store: "MemoryStore", fused: dict[int, float], scope: Scope,
                 " WHERE n.session = m.session AND n.user = m.user AND n.agent = m.agent"
                 f" AND n.application = m.application AND n.kind = 'message' AND n.id {side} m.id AND {clause}) END")
 
-    rows = store.db.query(
+    rows = db.query(
         "WITH pool(id, rank) AS (SELECT value, key FROM json_each(?))"
         " SELECT m.id, m.application, m.agent, m.user, m.session, m.kind = 'message',"
         f"{neighbour('max', '<')}, {neighbour('min', '>')}"
