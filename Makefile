@@ -21,6 +21,8 @@ run: setup
 	$(VENV)/bin/engram $(ARGS)
 
 test: setup
+	$(VENV)/bin/ruff check desktop tests tools packaging
+	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 READER = """
 import sys, time
 from pathlib import Path
-from engram.core.db import Database
+from engram.core.storage.database import Database
 
 db = Database(sys.argv[1])
 holding = sys.argv[3] == "hold"

@@ -11,9 +11,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from engram.core.db import Database  # noqa: E402
+from engram.core.storage.database import Database  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
-from engram.core.store import MemoryStore  # noqa: E402
+from engram.core.memory.store import MemoryStore  # noqa: E402
 from fakes import FakeEmbedder  # noqa: E402
 
 SHARED_MODELS = Path(__file__).resolve().parents[1] / ".cache" / "models"
@@ -46,7 +46,7 @@ def store(db):
 
 @pytest.fixture(scope="session")
 def real_embedder():
-    from engram.core.embeddings import GGUFEmbedder
+    from engram.core.models.embeddings import GGUFEmbedder
 
     embedder = GGUFEmbedder(BUNDLED_EMBEDDING_MODEL)
     yield embedder
@@ -78,8 +78,8 @@ def make_engram():
 @pytest.fixture(scope="session")
 def real_chat_model():
     """The demo chat model (SmolLM2-135M-Instruct), used where its package put it."""
-    from engram.core.chat_model import LlamaChatModel, Sampling
-    from engram.core.demo_model import demo_model_path
+    from engram.core.models.chat_model import LlamaChatModel, Sampling
+    from engram.core.models.demo import demo_model_path
 
     model = LlamaChatModel(demo_model_path(), context_size=2048, sampling=Sampling(seed=7))
     yield model

@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engram.core.chat_model import Generation
-from engram.core.embeddings import normalise_rows
-from engram.core.words import _terms
+from engram.core.models.chat_model import Generation
+from engram.core.models.embeddings import normalise_rows
+from engram.core.memory.search.words.tokens import _terms
 
 
 class FakeEmbedder:

@@ -80,9 +80,9 @@ def prefix_costs(engram, model, repeat: int) -> None:
     """The stable prefix of a chat with five files and two preferences, built up part by part in
     the turn's order: tokens and first-token time (nothing cached) once each part is added. Added
     up, not subtracted: on a busy machine the difference of two timings is mostly noise."""
-    from engram.core.context import STABLE, TurnContext
-    from engram.core.memory_options import session_scope
-    from engram.core.prompts import EN
+    from engram.core.conversation.context import STABLE, TurnContext
+    from engram.core.conversation.memory_options import session_scope
+    from engram.core.conversation.prompts import EN
 
     session = engram.sessions.get_or_create("prefix", "U")
     for n in range(5):
@@ -126,8 +126,8 @@ def main() -> None:
     from llama_cpp import Llama
 
     from engram.core.app import Engram
-    from engram.core.records import Kind, NewMemory
-    from engram.core.scope import Scope
+    from engram.core.memory.records import Kind, NewMemory
+    from engram.core.memory.scope import Scope
 
     engram = Engram()
     model = engram.chat_model()

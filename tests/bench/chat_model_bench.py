@@ -15,9 +15,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "desktop"))
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(Path(__file__).resolve().parents[2] / ".cache" / "models"))
 
-from engram.core.chat_model import LlamaChatModel, Sampling  # noqa: E402
-from engram.core.demo_model import demo_model_path  # noqa: E402
-from engram.core.grammar import schema_grammar  # noqa: E402
+from engram.core.models.chat_model import LlamaChatModel, Sampling  # noqa: E402
+from engram.core.models.demo import demo_model_path  # noqa: E402
+from engram.core.models.grammar import schema_grammar  # noqa: E402
 
 MEMORY = {"type": "object", "required": ["kind", "text", "importance"],
           "properties": {"kind": {"enum": ["fact", "preference", "task"]},

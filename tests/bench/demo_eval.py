@@ -74,9 +74,9 @@ def has(text: str, words: tuple[str, ...]) -> bool:
 
 def evaluate(label: str, path: Path, tools: str, args) -> dict:
     from engram.core.app import Engram
-    from engram.core.archive import ECHO_SHARE, echoed_share
-    from engram.core.chat_model import LlamaChatModel, Sampling
-    from engram.core.scope import Scope
+    from engram.core.conversation.archive import ECHO_SHARE, echoed_share
+    from engram.core.models.chat_model import LlamaChatModel, Sampling
+    from engram.core.memory.scope import Scope
 
     folder = Path(tempfile.mkdtemp(prefix="engram-demo-eval-"))
     model = LlamaChatModel(path, context_size=4096, threads=args.threads,
@@ -132,7 +132,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-    from engram.core.demo_model import demo_model_path
+    from engram.core.models.demo import demo_model_path
 
     models = [tuple(m.split("=", 1)) for m in args.model] or [("demo", str(demo_model_path()))]
     results = []

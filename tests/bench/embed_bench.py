@@ -32,11 +32,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from metrics import percentile  # noqa: E402
 
 from engram.core import paths  # noqa: E402
-from engram.core.db import Database  # noqa: E402
-from engram.core.embeddings import GGUFEmbedder  # noqa: E402
-from engram.core.records import NewMemory  # noqa: E402
-from engram.core.scope import Scope  # noqa: E402
-from engram.core.store import MemoryStore  # noqa: E402
+from engram.core.storage.database import Database  # noqa: E402
+from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
+from engram.core.memory.records import NewMemory  # noqa: E402
+from engram.core.memory.scope import Scope  # noqa: E402
+from engram.core.memory.store import MemoryStore  # noqa: E402
 
 QUERY_CHARS = 30
 CHINESE = Path(__file__).resolve().parent / "zero_overlap_zh.json"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engram.core.embeddings import Embedder
+from engram.core.models.embeddings import Embedder
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / ".cache" / "embeddings.sqlite"
 QUERY_KEY = "\0query\0"   # before a query's text in its key; a document's key is its text's alone

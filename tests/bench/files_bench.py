@@ -16,13 +16,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "desktop"))
 
-from engram.core.db import Database  # noqa: E402
-from engram.core.embeddings import GGUFEmbedder  # noqa: E402
+from engram.core.storage.database import Database  # noqa: E402
+from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.files import FileIndex  # noqa: E402
 from engram.core.files.watcher import FolderWatcher  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
-from engram.core.sessions import Sessions  # noqa: E402
-from engram.core.store import MemoryStore  # noqa: E402
+from engram.core.conversation.sessions import Sessions  # noqa: E402
+from engram.core.memory.store import MemoryStore  # noqa: E402
 
 EDITS = 100
 FILES = 1000

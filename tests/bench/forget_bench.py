@@ -23,8 +23,8 @@ from fakes import FakeEmbedder  # noqa: E402
 
 from engram.core.app import Engram  # noqa: E402
 from engram.core.forget import forget_memory  # noqa: E402
-from engram.core.records import NewMemory  # noqa: E402
-from engram.core.scope import Scope  # noqa: E402
+from engram.core.memory.records import NewMemory  # noqa: E402
+from engram.core.memory.scope import Scope  # noqa: E402
 
 
 def main() -> None:

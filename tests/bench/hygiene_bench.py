@@ -6,7 +6,7 @@ LoCoMo as tests/bench/retrieval.py reads it (one database per conversation, the 
 search), except that the second speaker of each conversation is stored as the assistant, so
 REPLY_WEIGHT lowers half of all turns, including the evidence of every question about that
 speaker. Prints recall@5/@10 of the search alone and after recall's reordering
-(engram.core.recall.persons_words_first) of its 50 best with each of --weights, overall and for
+(engram.core.conversation.recall.persons_words_first) of its 50 best with each of --weights, overall and for
 questions whose evidence the first speaker said versus the second.
 """
 
@@ -27,11 +27,11 @@ from retrieval import DEFAULT, REPO, Run, iso, locomo_turn_text  # noqa: E402  (
 from embed_cache import CachedEmbedder  # noqa: E402
 from metrics import mean, normalise_dia_ids, unit_recall  # noqa: E402
 
-from engram.core.embeddings import GGUFEmbedder  # noqa: E402
+from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
-from engram.core.recall import REPLY_WEIGHT, persons_words_first  # noqa: E402
-from engram.core.records import NewMemory  # noqa: E402
-from engram.core.scope import Scope  # noqa: E402
+from engram.core.conversation.recall import REPLY_WEIGHT, persons_words_first  # noqa: E402
+from engram.core.memory.records import NewMemory  # noqa: E402
+from engram.core.memory.scope import Scope  # noqa: E402
 
 
 def main() -> None:

@@ -6,7 +6,7 @@
 Documents: real vectors of the model (default: the bundled one) from the benchmark embedding cache
 (<repo>/.cache/embeddings.sqlite, filled by retrieval.py: LoCoMo and LongMemEval turns). Queries:
 LoCoMo questions, embedded by the model as queries. For each query the search copy's (Hamming shortlist,
-int8 rescoring; engram.core.vector_mirror) top k is compared with the exact float cosine top k,
+int8 rescoring; engram.core.memory.search.vectors.mirror) top k is compared with the exact float cosine top k,
 for several oversampling factors; prints the share of the exact top k found and the scan time.
 """
 
@@ -27,10 +27,10 @@ from embed_cache import DEFAULT_PATH  # noqa: E402
 from metrics import percentile  # noqa: E402
 from store_bench import REPO  # noqa: E402
 
-from engram.core import vector_mirror  # noqa: E402
-from engram.core.embeddings import GGUFEmbedder  # noqa: E402
+from engram.core.memory.search.vectors import mirror as vector_mirror  # noqa: E402
+from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL  # noqa: E402
-from engram.core.scope import Scope  # noqa: E402
+from engram.core.memory.scope import Scope  # noqa: E402
 
 
 MODELS = {"e5": BUNDLED_EMBEDDING_MODEL, "minilm": MINILM_EMBEDDING_MODEL}

@@ -52,13 +52,13 @@ from bigram_bm25 import BigramBM25  # noqa: E402
 from embed_cache import CachedEmbedder  # noqa: E402
 from metrics import mean, ndcg_any, normalise_dia_ids, percentile, recall_all, recall_any, unit_recall  # noqa: E402
 
-from engram.core.db import Database  # noqa: E402
-from engram.core.embeddings import GGUFEmbedder  # noqa: E402
+from engram.core.storage.database import Database  # noqa: E402
+from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
-from engram.core.records import MAX_TEXT_CHARS, NewMemory  # noqa: E402
-from engram.core.scope import Scope  # noqa: E402
-from engram.core.search import SearchOptions  # noqa: E402
-from engram.core.store import MemoryStore  # noqa: E402
+from engram.core.memory.records import MAX_TEXT_CHARS, NewMemory  # noqa: E402
+from engram.core.memory.scope import Scope  # noqa: E402
+from engram.core.memory.search.fusion import SearchOptions  # noqa: E402
+from engram.core.memory.store import MemoryStore  # noqa: E402
 
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LOCOMO_KS = (5, 10, 25, 50)

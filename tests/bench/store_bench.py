@@ -29,13 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic  # noqa: E402
 from metrics import percentile  # noqa: E402
 
-from engram.core.db import Database  # noqa: E402
-from engram.core.embeddings import GGUFEmbedder  # noqa: E402
+from engram.core.storage.database import Database  # noqa: E402
+from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
-from engram.core.records import NewMemory  # noqa: E402
-from engram.core.scope import Scope  # noqa: E402
-from engram.core.search import MODES, SearchOptions  # noqa: E402
-from engram.core.store import MemoryStore  # noqa: E402
+from engram.core.memory.records import NewMemory  # noqa: E402
+from engram.core.memory.scope import Scope  # noqa: E402
+from engram.core.memory.search.fusion import MODES, SearchOptions  # noqa: E402
+from engram.core.memory.store import MemoryStore  # noqa: E402
 
 USER = Scope("bench", "", "alice", "s1")
 

@@ -162,8 +162,8 @@ def main() -> None:
         return
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-    from engram.core.chat_model import LlamaChatModel, Sampling
-    from engram.core.demo_model import demo_model_path
+    from engram.core.models.chat_model import LlamaChatModel, Sampling
+    from engram.core.models.demo import demo_model_path
 
     def model():          # one per data folder (closing Engram closes its model)
         return LlamaChatModel(args.model or demo_model_path(), context_size=4096, threads=args.threads,

@@ -86,7 +86,7 @@ def main() -> int:
     started = time.time()
     out = subprocess.run([sys.executable, "-c", CHILD, str(started), str(REPLY_TOKENS), str(TICK_MS)],
                          env=env, capture_output=True, text=True, timeout=900)
-    line = next((l for l in out.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((text for text in out.stdout.splitlines() if text.startswith("RESULT ")), None)
     if line is None:
         print(out.stdout[-2000:], out.stderr[-4000:], sep="\n")
         return 1

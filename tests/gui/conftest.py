@@ -26,7 +26,7 @@ class SharedModelsEngram(Engram):
 
 @pytest.fixture(scope="session")
 def real_chat_model():
-    from engram.core.chat_model import load_chat_model
+    from engram.core.models.chat_model import load_chat_model
     from engram.core.settings import Settings
 
     model = load_chat_model(Settings())

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from engram.core.model_catalog import load_catalog  # noqa: E402
+from engram.core.models.catalog import load_catalog  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402

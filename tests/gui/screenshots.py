@@ -25,7 +25,7 @@ os.environ.setdefault("ENGRAM_MODELS_DIR", str(Path(__file__).resolve().parents[
 from PySide6.QtCore import QEventLoop, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from engram.core.scope import Scope  # noqa: E402
+from engram.core.memory.scope import Scope  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.ui import theme  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram.core.turns import TurnRecord
+from engram.core.conversation.turn_records import TurnRecord
 from engram.ui.context_tab import ContextTab
 
 

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
 
 pytestmark = pytest.mark.real_model
 

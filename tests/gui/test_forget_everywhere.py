@@ -3,7 +3,7 @@
 
 from bytescan import occurrences
 from engram.core.forget import FORGOTTEN, find
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 
 NUMBER = "ZX9931457Q"
 

@@ -12,7 +12,7 @@ import openai
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 from engram.core.settings import Settings
 from engram.integrations.api_key import api_key
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 
 pytestmark = pytest.mark.real_model
 
@@ -106,7 +106,7 @@ def test_a_file_changed_on_disk_shows_in_the_files_tab(qtbot, open_window, send,
 def test_a_noted_memory_says_which_model_noted_it_and_from_which_messages():
     from types import SimpleNamespace
 
-    from engram.core.scope import Scope
+    from engram.core.memory.scope import Scope
     from engram.ui.memories_tab import source_text
 
     noted = SimpleNamespace(scope=Scope(user="u", session="s1"), source_ids=(3, 5),
@@ -117,7 +117,7 @@ def test_a_noted_memory_says_which_model_noted_it_and_from_which_messages():
 
 
 def test_a_long_memory_list_says_only_the_newest_are_shown(qtbot, open_window):
-    from engram.core.records import NewMemory
+    from engram.core.memory.records import NewMemory
     from engram.ui.memories_tab import LIST_LIMIT
 
     window = open_window()

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from chat_exports import three_conversations, write_chatgpt_zip
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 
 pytestmark = pytest.mark.real_model
 

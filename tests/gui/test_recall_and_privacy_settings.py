@@ -11,7 +11,7 @@ import pytest
 
 from engram.core import forget
 from engram.core.errors import InvalidInput
-from engram.core.turns import TurnRecord
+from engram.core.conversation.turn_records import TurnRecord
 from engram.ui.context_tab import ContextTab
 from engram.ui.forget_dialog import PLACE_NAMES, WHERE, forget_box
 

@@ -62,7 +62,7 @@ def test_the_window_fits_a_768_pixel_screen_even_with_a_long_file_in_the_preview
 
 
 def test_a_stalled_worker_shows_in_the_status_bar_with_its_reason(qtbot):
-    from engram.core.outbox import OutboxHealth
+    from engram.core.conversation.outbox import OutboxHealth
     from engram.ui.status_bar import StatusBar
 
     bar = StatusBar()
@@ -75,7 +75,7 @@ def test_a_stalled_worker_shows_in_the_status_bar_with_its_reason(qtbot):
 
 
 def test_a_session_file_that_could_not_be_indexed_shows_in_the_status_bar(qtbot):
-    from engram.core.outbox import OutboxHealth
+    from engram.core.conversation.outbox import OutboxHealth
     from engram.ui.status_bar import StatusBar
 
     bar = StatusBar()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractButton, QApplication, QComboBox, QLabel,
                                QTextBrowser, QTreeWidget, QWidget)
 
 import engram
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 from engram.ui import language, theme
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,11 +9,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.core.db import Database
+from engram.core.storage.database import Database
 from engram.core.files import FileIndex
 from engram.core.files.watcher import FolderWatcher
-from engram.core.sessions import Session, Sessions
-from engram.core.store import MemoryStore
+from engram.core.conversation.sessions import Session, Sessions
+from engram.core.memory.store import MemoryStore
 
 
 @dataclass

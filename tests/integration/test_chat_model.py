@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from engram.core.errors import ModelError
-from engram.core.structured import generate_json, schema_errors
+from engram.core.models.structured import generate_json, schema_errors
 
 pytestmark = pytest.mark.real_model
 
@@ -80,7 +80,7 @@ def test_count_tokens(real_chat_model):
 
 def test_the_system_message_reaches_the_model(real_chat_model, base_model_path):
     """llama-cpp-python's gemma format drops system messages; ours folds them into the first turn."""
-    from engram.core.chat_model import LlamaChatModel
+    from engram.core.models.chat_model import LlamaChatModel
 
     base = LlamaChatModel(base_model_path, context_size=256)
     try:
@@ -140,8 +140,8 @@ def test_a_prompt_longer_than_the_context_is_a_clear_error(real_chat_model):
 
 
 def test_the_shortlist_grammar_mask_picks_what_the_whole_vocabulary_grammar_picks(real_chat_model):
-    from engram.core.chat_model import Sampling
-    from engram.core.grammar import schema_grammar
+    from engram.core.models.chat_model import Sampling
+    from engram.core.models.grammar import schema_grammar
 
     schema = {"type": "object", "required": ["kind", "importance"],
               "properties": {"kind": {"enum": ["fact", "preference", "task"]}, "importance": {"type": "integer"}}}
@@ -162,7 +162,7 @@ def test_the_shortlist_grammar_mask_picks_what_the_whole_vocabulary_grammar_pick
 
 
 def test_a_model_without_a_template_gets_the_gemma_format(real_chat_model, base_model_path):
-    from engram.core.chat_model import LlamaChatModel
+    from engram.core.models.chat_model import LlamaChatModel
 
     assert real_chat_model.chat_format != "gemma"            # the demo model's own template
     base = LlamaChatModel(base_model_path, context_size=256)
@@ -171,7 +171,7 @@ def test_a_model_without_a_template_gets_the_gemma_format(real_chat_model, base_
 
 
 def test_an_unknown_chat_format_is_a_clear_error(real_chat_model):
-    from engram.core.chat_model import LlamaChatModel
+    from engram.core.models.chat_model import LlamaChatModel
 
     with pytest.raises(ModelError, match="unknown chat format 'gemmma'") as caught:
         LlamaChatModel(real_chat_model.path, context_size=256, chat_format="gemmma")
@@ -181,7 +181,7 @@ def test_an_unknown_chat_format_is_a_clear_error(real_chat_model):
 def test_a_model_with_its_own_template_streams_ends_its_turn_and_follows_a_schema():
     """SmolLM2 (an instruct model with a ChatML template): its own template, rendered to tokens by
     Engram, ends the reply at the model's end-of-turn token, and grammar-constrained JSON still works."""
-    from engram.core.chat_model import LlamaChatModel, Sampling
+    from engram.core.models.chat_model import LlamaChatModel, Sampling
     from model_files import smollm2_path
 
     model = LlamaChatModel(smollm2_path(), context_size=1024, sampling=Sampling(seed=7, temperature=0.0))

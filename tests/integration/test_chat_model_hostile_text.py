@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core.chat_model import LlamaChatModel, Sampling
-from engram.core.chat_template import ChatTemplate, gemma_turns
-from engram.core.toolcalls import response_message
+from engram.core.models.chat_model import LlamaChatModel, Sampling
+from engram.core.models.chat_template import ChatTemplate, gemma_turns
+from engram.core.conversation.tool_calls import response_message
 from model_files import TEMPLATES, gemma_path, smollm2_path, vocabulary
 
 pytestmark = pytest.mark.real_model

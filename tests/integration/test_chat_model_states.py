@@ -12,8 +12,8 @@ import struct
 
 import pytest
 
-from engram.core.chat_model import LlamaChatModel, Sampling
-from engram.core.prompt_states import SUFFIX, PromptStates
+from engram.core.models.chat_model import LlamaChatModel, Sampling
+from engram.core.models.prompt_states import SUFFIX, PromptStates
 from model_files import gemma_path, smollm2_path
 
 pytestmark = pytest.mark.real_model
@@ -104,7 +104,7 @@ def test_a_damaged_state_file_is_ignored_and_replaced(tmp_path, caplog, primed, 
     state = tmp_path / name
     spoil, reason = DAMAGE[damage]
     state.write_bytes(spoil(data, foreign))
-    caplog.set_level(logging.WARNING, logger="engram.core.prompt_states")
+    caplog.set_level(logging.WARNING, logger="engram.core.models.prompt_states")
     model = open_model(gemma_path, tmp_path)
     try:
         again = model.generate(ask("Where is item 3?"), max_tokens=6)
@@ -121,7 +121,7 @@ def test_a_damaged_state_file_is_ignored_and_replaced(tmp_path, caplog, primed, 
 def test_an_unwritable_state_folder_costs_only_the_speed_up(tmp_path, caplog):
     blocker = tmp_path / "states"
     blocker.write_text("a file where the folder should be")
-    caplog.set_level(logging.WARNING, logger="engram.core.prompt_states")
+    caplog.set_level(logging.WARNING, logger="engram.core.models.prompt_states")
     generation, _ = evaluated_once(gemma_path, blocker)
     assert generation.completion_tokens > 0
     assert any("not kept" in r.getMessage() for r in caplog.records)

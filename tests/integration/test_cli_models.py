@@ -10,7 +10,7 @@ import socket
 import pytest
 
 from engram.cli import main
-from engram.core.demo_model import demo_model_path
+from engram.core.models.demo import demo_model_path
 from engram.core.paths import MINILM_EMBEDDING_MODEL
 from engram.core.settings import Settings
 from model_server import ModelServer, write_catalog

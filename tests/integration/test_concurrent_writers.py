@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.core.db import Database
+from engram.core.storage.database import Database
 from engram.core.errors import DatabaseError
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -18,9 +18,9 @@ TESTS = Path(__file__).resolve().parents[1]
 WRITER = textwrap.dedent("""
     import sys
     sys.path.insert(0, {tests!r})
-    from engram.core.db import Database
-    from engram.core.scope import Scope
-    from engram.core.store import MemoryStore
+    from engram.core.storage.database import Database
+    from engram.core.memory.scope import Scope
+    from engram.core.memory.store import MemoryStore
     from fakes import FakeEmbedder
 
     store = MemoryStore(Database({path!r}), FakeEmbedder())
@@ -37,9 +37,9 @@ WRITER = textwrap.dedent("""
 SEARCHER = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, {tests!r})
-    from engram.core.db import Database
-    from engram.core.scope import Scope
-    from engram.core.store import MemoryStore
+    from engram.core.storage.database import Database
+    from engram.core.memory.scope import Scope
+    from engram.core.memory.store import MemoryStore
     from fakes import FakeEmbedder
 
     store = MemoryStore(Database({path!r}), FakeEmbedder())
@@ -85,7 +85,7 @@ def test_three_writers_and_a_searcher_lose_nothing_and_fail_nothing(tmp_path):
 
 
 def test_a_writer_that_waits_too_long_gets_a_clear_error_and_changes_nothing(tmp_path, monkeypatch):
-    import engram.core.db as db_module
+    import engram.core.storage.database as db_module
 
     path = tmp_path / "engram.sqlite"
     holder = Database(path)

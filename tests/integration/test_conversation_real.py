@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engram.core.app import Engram
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 
 pytestmark = pytest.mark.real_model
 MAX_TOKENS = 16
@@ -16,7 +16,7 @@ MAX_TOKENS = 16
 
 @pytest.fixture(scope="module")
 def real_chat_model():
-    from engram.core.chat_model import load_chat_model
+    from engram.core.models.chat_model import load_chat_model
     from engram.core.settings import Settings
 
     model = load_chat_model(Settings())

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engram.core.app import Engram
-from engram.core.distill import DISTILL_JOB, DISTILLED_KINDS, distilled_through
-from engram.core.scope import Scope
+from engram.core.conversation.distill import DISTILL_JOB, DISTILLED_KINDS, distilled_through
+from engram.core.memory.scope import Scope
 
 pytestmark = pytest.mark.real_model
 

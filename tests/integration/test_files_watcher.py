@@ -4,7 +4,7 @@ import pytest
 
 from engram.core.files import INDEX_NAME
 from engram.core.files.index import INDEXED, PROBLEM
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 from files_helpers import other_process, start, wait_for
 
 pytestmark = pytest.mark.real_model

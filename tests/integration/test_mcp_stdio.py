@@ -16,7 +16,7 @@ from mcp.types import Implementation
 
 from engram.core.app import Engram
 from engram.core.errors import NotFound
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 
 pytestmark = pytest.mark.real_model
 

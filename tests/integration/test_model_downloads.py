@@ -12,11 +12,11 @@ from collections import namedtuple
 import httpx
 import pytest
 
-from engram.core import downloads
-from engram.core.download_queue import CANCELLED, DONE, FAILED, PAUSED, DownloadQueue
-from engram.core.downloads import DownloadStopped, part_path, partial_size
+from engram.core.models import downloads
+from engram.core.models.download_queue import CANCELLED, DONE, FAILED, PAUSED, DownloadQueue
+from engram.core.models.downloads import DownloadStopped, part_path, partial_size
 from engram.core.errors import DownloadError, InvalidInput
-from engram.core.model_library import ModelLibrary
+from engram.core.models.library import ModelLibrary
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL
 from engram.core.settings import Settings
 from model_server import ModelServer, write_catalog

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from engram.core.errors import ModelError
-from engram.core.embeddings import GGUFEmbedder
+from engram.core.models.embeddings import GGUFEmbedder
 from engram.core.paths import MINILM_EMBEDDING_MODEL
-from engram.core.records import NewMemory
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.store import MemoryStore
+from engram.core.memory.records import NewMemory
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.store import MemoryStore
 
 pytestmark = pytest.mark.real_model
 

@@ -14,8 +14,8 @@ import apsw
 import pytest
 
 from engram.core.app import Engram
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
 
 pytestmark = pytest.mark.real_model
 

@@ -3,7 +3,7 @@
 import pytest
 
 from engram.core.files import FileIndex
-from engram.core.sessions import Sessions
+from engram.core.conversation.sessions import Sessions
 
 
 @pytest.fixture

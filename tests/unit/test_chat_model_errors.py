@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core import chat_model
-from engram.core.chat_model import LlamaChatModel, check_fits_memory, load_chat_model
+from engram.core.models import chat_model
+from engram.core.models.chat_model import LlamaChatModel, check_fits_memory, load_chat_model
 from engram.core.errors import ModelError
 from engram.core.settings import Settings
 

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from engram.core.chat_template import gemma_turns
+from engram.core.models.chat_template import gemma_turns
 from engram.core.errors import ModelError
-from engram.core.structured import generate_json, schema_errors
+from engram.core.models.structured import generate_json, schema_errors
 from fakes import FakeChatModel
 
 PERSON = {"type": "object", "required": ["name", "age"],

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engram.core.app as app_module
-import engram.core.chat_model as chat_model_module
+import engram.core.models.chat_model as chat_model_module
 from engram.cli import main
 from fakes import FakeChatModel, FakeEmbedder
 

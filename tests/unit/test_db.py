@@ -1,9 +1,9 @@
 import apsw
 import pytest
 
-from engram.core.db import Database
+from engram.core.storage.database import Database
 from engram.core.errors import DatabaseError, DataDirError
-from engram.core.migrations import MIGRATIONS
+from engram.core.storage.migrations import MIGRATIONS
 
 
 def test_file_database_uses_wal_and_records_migrations(tmp_path):
@@ -62,10 +62,10 @@ def test_each_users_word_index_is_made_from_their_memories_after_upgrading(tmp_p
     """A database made before migration 5 (one shared word index) is upgraded in place: each
     user's own word index is made when first needed, so their memories are found by words
     afterwards, only by their own user, Chinese included, and a change after that is indexed once."""
-    from engram.core import db as db_module
-    from engram.core.scope import Scope
-    from engram.core.search import SearchOptions
-    from engram.core.store import MemoryStore
+    from engram.core.storage import database as db_module
+    from engram.core.memory.scope import Scope
+    from engram.core.memory.search.fusion import SearchOptions
+    from engram.core.memory.store import MemoryStore
 
     path = tmp_path / "old.sqlite"
     monkeypatch.setattr(db_module, "MIGRATIONS", [m for m in MIGRATIONS if m.version < 5])

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from engram.core.demo_model import FILE_NAME, MODULE, demo_model_path
+from engram.core.models.demo import FILE_NAME, MODULE, demo_model_path
 from engram.core.errors import ModelError
 
 

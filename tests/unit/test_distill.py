@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from engram.core.distill import BATCH, CONSOLIDATE, DISTILL_EVERY, DISTILL_JOB, EXTRACT, distilled_through
+from engram.core.conversation.distill import BATCH, CONSOLIDATE, DISTILL_EVERY, DISTILL_JOB, EXTRACT, distilled_through
 from engram.core.errors import InvalidInput
-from engram.core.memory_options import MemoryOptions
-from engram.core.outbox import Outbox
-from engram.core.records import Kind
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
+from engram.core.conversation.memory_options import MemoryOptions
+from engram.core.conversation.outbox import Outbox
+from engram.core.memory.records import Kind
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
 from engram.core.settings import Settings
 
 DISTILLED = ("fact", "preference", "task")

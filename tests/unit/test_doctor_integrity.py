@@ -1,11 +1,11 @@
 """A database file damaged on disk (a failing drive, a bad copy) is found by ``engram doctor``."""
 
 from engram.core import paths
-from engram.core.db import Database
+from engram.core.storage.database import Database
 from engram.core.doctor import run_checks
-from engram.core.records import NewMemory
-from engram.core.scope import Scope
-from engram.core.store import MemoryStore
+from engram.core.memory.records import NewMemory
+from engram.core.memory.scope import Scope
+from engram.core.memory.store import MemoryStore
 
 
 def test_a_damaged_page_is_found_and_the_fix_says_how_to_save_what_reads(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from engram.cli import main
 from engram.core.app import Engram
 from engram.core.errors import EngramError, InvalidInput, NotFound
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 from fakes import FakeChatModel, FakeEmbedder
 
 

@@ -7,7 +7,7 @@ import pytest
 from engram.core.files import INDEX_NAME
 from engram.core.files.folder import MAX_FILE_BYTES
 from engram.core.files.catalog import INDEXED, PROBLEM, REMOVED
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 
 
 @pytest.fixture

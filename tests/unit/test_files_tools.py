@@ -2,12 +2,12 @@
 
 import pytest
 
-from engram.core.context import STABLE, TurnContext
+from engram.core.conversation.context import STABLE, TurnContext
 from engram.core.files.provider import FileMemoryProvider
-from engram.core.prompts import EN, FILE_LIST, FILE_TOOLS, ZH
+from engram.core.conversation.prompts import EN, FILE_LIST, FILE_TOOLS, ZH
 from engram.core.files.tools import file_tools
-from engram.core.scope import Scope
-from engram.core.sessions import Sessions
+from engram.core.memory.scope import Scope
+from engram.core.conversation.sessions import Sessions
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ import pytest
 
 from bytescan import another_process_reading, occurrences
 from engram.cli import main
-from engram.core.distill import CONSOLIDATE, EXTRACT
+from engram.core.conversation.distill import CONSOLIDATE, EXTRACT
 from engram.core.errors import InvalidInput
 from engram.core.files import TRASH_DIR
 from engram.core.forget import FORGOTTEN, find, forget_everywhere, forget_memory
-from engram.core.records import Kind
-from engram.core.scope import Scope
+from engram.core.memory.records import Kind
+from engram.core.memory.scope import Scope
 
 NUMBER = "ZX9931457Q"
 INDEX_TERM = b"9931457"      # the word index cuts the number by script: zx, 9931457, q

@@ -3,11 +3,11 @@ person's words and distilled notes before the assistant's replies."""
 
 from __future__ import annotations
 
-from engram.core.archive import echoed_share
-from engram.core.prompts import FILE_TOOLS, RECALL, SYSTEM
-from engram.core.recall import REPLY_WEIGHT, persons_words_first
-from engram.core.scope import Scope
-from engram.core.search import SearchHit
+from engram.core.conversation.archive import echoed_share
+from engram.core.conversation.prompts import FILE_TOOLS, RECALL, SYSTEM
+from engram.core.conversation.recall import REPLY_WEIGHT, persons_words_first
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchHit
 
 
 def test_echoed_share_counts_copied_runs_in_any_order():

@@ -9,8 +9,8 @@ import pytest
 
 from engram.core import paths
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.model_catalog import catalog_path, load_catalog
-from engram.core.model_fit import Machine, assess
+from engram.core.models.catalog import catalog_path, load_catalog
+from engram.core.models.fit import Machine, assess
 from model_server import write_catalog
 
 GB = 10**9

@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from engram.core.errors import ModelError
-from engram.core.model_info import read_model_info
+from engram.core.models.gguf_info import read_model_info
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL
 
 

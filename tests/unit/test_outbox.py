@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from engram.core.outbox import Outbox
+from engram.core.conversation.outbox import Outbox
 
 
 class Clock:
@@ -115,8 +115,8 @@ def test_a_worker_that_cannot_record_its_work_says_so_and_goes_on_once_it_can(tm
     the worker thread must neither die silently nor lose the job."""
     import time
 
-    from engram.core import outbox as outbox_module
-    from engram.core.db import Database
+    from engram.core.conversation import outbox as outbox_module
+    from engram.core.storage.database import Database
 
     monkeypatch.setattr(outbox_module, "STALLED_RETRY_SECONDS", 0.05)
     db = Database(tmp_path / "engram.sqlite")
@@ -149,7 +149,7 @@ def test_a_worker_that_cannot_record_its_work_says_so_and_goes_on_once_it_can(tm
 
 
 def test_doctor_reports_failed_background_work(tmp_path, clock):
-    from engram.core.db import Database
+    from engram.core.storage.database import Database
     from engram.core.doctor import _outbox
 
     db = Database(tmp_path / "x.db")

@@ -13,8 +13,8 @@ from chat_exports import three_conversations, write_chatgpt_zip
 from engram.core.errors import InvalidInput
 from engram.core.porting import importer
 from engram.core.porting.export import FORMAT, VERSION, export
-from engram.core.records import Kind
-from engram.core.scope import Scope
+from engram.core.memory.records import Kind
+from engram.core.memory.scope import Scope
 
 DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
 

@@ -11,7 +11,7 @@ from chat_exports import (START, chatgpt_conversation, claude_conversation, thre
 from engram.core.errors import InvalidInput
 from engram.core.porting import importer
 from engram.core.porting.conversation import iso_time
-from engram.core.scope import Scope
+from engram.core.memory.scope import Scope
 
 
 def imported(engram, source, path, user="alice"):

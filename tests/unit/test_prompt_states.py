@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from engram.core.prompt_states import SUFFIX, PromptStates, default_folder
+from engram.core.models.prompt_states import SUFFIX, PromptStates, default_folder
 
 PREFIX = list(range(100, 200))
 
@@ -58,7 +58,7 @@ def test_a_damaged_file_is_ignored_removed_and_logged(states, caplog, damage):
     states.save(PREFIX, b"state" * 50)
     path = states.path(PREFIX)
     path.write_bytes(damage(path.read_bytes()))
-    caplog.set_level(logging.WARNING, logger="engram.core.prompt_states")
+    caplog.set_level(logging.WARNING, logger="engram.core.models.prompt_states")
     assert states.restore(None, PREFIX) is False             # never reaches llama.cpp
     assert not path.exists()
     assert any(path.name in r.getMessage() and "ignored" in r.getMessage() for r in caplog.records)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engram.core.errors import InvalidInput
-from engram.core.memory_options import MemoryOptions, tools_wanted
-from engram.core.prompts import EN, FILE_TOOLS, RECALL, SYSTEM, ZH, recall_prompt, system_prompt, turn_language
-from engram.core.scope import Scope
+from engram.core.conversation.memory_options import MemoryOptions, tools_wanted
+from engram.core.conversation.prompts import EN, FILE_TOOLS, RECALL, SYSTEM, ZH, recall_prompt, system_prompt, turn_language
+from engram.core.memory.scope import Scope
 from engram.core.settings import Settings
 
 

@@ -3,12 +3,12 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engram.core.db import Database
+from engram.core.storage.database import Database
 from engram.core.errors import NotFound
-from engram.core.records import NewMemory
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.store import MemoryStore
+from engram.core.memory.records import NewMemory
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.store import MemoryStore
 from fakes import FakeEmbedder
 
 users = st.sampled_from(["ann", "ben", "chen", "dua"])

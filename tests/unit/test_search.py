@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from engram.core.embeddings import ModelTraits, relatedness, traits_of
+from engram.core.models.embeddings import ModelTraits, relatedness, traits_of
 from engram.core.errors import InvalidInput
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.store import MemoryStore
-from engram.core.word_search import words_ranked
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.store import MemoryStore
+from engram.core.memory.search.words.bm25 import words_ranked
 
 ALICE = Scope(user="alice")
 PLAIN = dict(neighbour_weight=0.0, session_weight=0.0)
@@ -71,8 +71,8 @@ def test_the_remembered_pending_count_follows_changes(store):
 
 
 def test_each_users_words_are_kept_and_searched_in_their_own_index(store):
-    from engram.core import word_index
-    from engram.core.records import NewMemory
+    from engram.core.memory.search.words import index as word_index
+    from engram.core.memory.records import NewMemory
 
     bobs = store.add_many([NewMemory(f"peanut butter note {n}", Scope(user="bob", session="s"), "fact")
                            for n in range(10)])
@@ -91,9 +91,9 @@ def test_each_users_words_are_kept_and_searched_in_their_own_index(store):
 def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db, tmp_path):
     """Among many people's memories a search weighs terms by the searcher's own memories: the
     scores equal FTS5's bm25() in a database that holds only the searcher's (same lengths)."""
-    from engram.core.db import Database
-    from engram.core.records import NewMemory
-    from engram.core.store import MemoryStore
+    from engram.core.storage.database import Database
+    from engram.core.memory.records import NewMemory
+    from engram.core.memory.store import MemoryStore
 
     alice = [f"{a} {b} walk today" for a in ("red", "blue", "green") for b in ("dog", "cat", "bird")]
     others = [f"dog {a} {b} {c}" for a in ("red", "tall", "old", "new") for b in ("cat", "hat", "car") for c in
@@ -105,8 +105,8 @@ def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db,
     alone.add_many([NewMemory(t, Scope(user="alice", session="s"), "fact") for t in alice])
     words = SearchOptions(mode="words", k=20, neighbour_weight=0, session_weight=0)
     for query in ("red dog", "blue bird walk", "cat"):
-        among = {shared.get(i).text: score for i, score in words_ranked(shared, query, Scope(user="alice"), words)}
-        only = {alone.get(i).text: score for i, score in words_ranked(alone, query, Scope(user="alice"), words)}
+        among = {shared.get(i).text: score for i, score in words_ranked(shared.db, query, Scope(user="alice"), words)}
+        only = {alone.get(i).text: score for i, score in words_ranked(alone.db, query, Scope(user="alice"), words)}
         assert among.keys() == only.keys() and all(among[t] == pytest.approx(only[t]) for t in only)
 
 

@@ -6,9 +6,9 @@ import logging
 import pytest
 
 from engram.cli import main
-from engram.core import sensitive
-from engram.core.scope import Scope
-from engram.core.sensitive import CARD, EMAIL, IBAN, PASSPORT, PHONE, RESIDENT_ID
+from engram.core.memory import sensitive
+from engram.core.memory.scope import Scope
+from engram.core.memory.sensitive import CARD, EMAIL, IBAN, PASSPORT, PHONE, RESIDENT_ID
 
 
 @pytest.mark.parametrize("text, kind, found", [

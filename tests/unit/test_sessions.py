@@ -9,8 +9,8 @@ import time
 import pytest
 
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.scope import Scope
-from engram.core.sessions import Sessions, slug, title_from
+from engram.core.memory.scope import Scope
+from engram.core.conversation.sessions import Sessions, slug, title_from
 
 
 @pytest.fixture

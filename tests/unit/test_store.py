@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.records import MAX_TEXT_CHARS, NewMemory
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.store import MemoryStore
+from engram.core.memory.records import MAX_TEXT_CHARS, NewMemory
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.store import MemoryStore
 from fakes import BrokenEmbedder
 
 ALICE = Scope(user="alice", session="s1")
@@ -242,7 +242,7 @@ def test_a_switch_of_embedding_model_while_the_store_is_in_use_never_mixes_space
 
 def test_a_full_disk_is_a_clear_error_and_changes_nothing(tmp_path):
     """SQLite's own "database or disk is full" (here: the file may not grow, as on a full disk)."""
-    from engram.core.db import Database
+    from engram.core.storage.database import Database
     from engram.core.errors import DataDirError
     from fakes import FakeEmbedder
 
@@ -263,7 +263,7 @@ def test_a_full_disk_is_a_clear_error_and_changes_nothing(tmp_path):
 
 
 def test_a_full_disk_inside_a_transaction_inside_another_is_said_once(tmp_path):
-    from engram.core.db import Database
+    from engram.core.storage.database import Database
     from engram.core.errors import DataDirError
 
     db = Database(tmp_path / "engram.sqlite")

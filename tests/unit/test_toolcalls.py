@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram.core.toolcalls import HiddenMarkup, ToolCall, split
+from engram.core.conversation.tool_calls import HiddenMarkup, ToolCall, split
 
 
 def test_a_tool_call_is_split_from_the_visible_text():

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from engram.core.tools import Tool
+from engram.core.conversation.tools import Tool
 
 NOTE = {"type": "object", "required": ["text"],
         "properties": {"text": {"type": "string", "maxLength": 100},

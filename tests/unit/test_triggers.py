@@ -1,4 +1,4 @@
-"""Trigger words and questions about the person (core/triggers.py), and recall_mode "triggered"
+"""Trigger words and questions about the person (core/conversation/triggers.py), and recall_mode "triggered"
 in the turn engine: recall runs only when a message asks about the past, and a trigger widens
 the always-on search."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from engram.core.recall import WIDER_RESULTS, WIDER_THRESHOLD
+from engram.core.conversation.recall import WIDER_RESULTS, WIDER_THRESHOLD
 from engram.core.settings import Settings
-from engram.core.triggers import CHINESE, ENGLISH, TriggerWords
+from engram.core.conversation.triggers import CHINESE, ENGLISH, TriggerWords
 
 TRIGGERS = TriggerWords()
 

@@ -6,11 +6,11 @@ import threading
 
 import pytest
 
-from engram.core.archive import ARCHIVE_JOB
+from engram.core.conversation.archive import ARCHIVE_JOB
 from engram.core.errors import InvalidInput, ModelError, NotFound
-from engram.core.records import Kind
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
+from engram.core.memory.records import Kind
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
 
 
 def window_of(call: list[dict]) -> list[dict]:

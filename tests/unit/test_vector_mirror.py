@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from engram.core import vectors
-from engram.core.vector_mirror import SHORTLIST_MIN, UserVectors, bits_of
-from engram.core.db import Database
-from engram.core.records import NewMemory
-from engram.core.scope import Scope
-from engram.core.store import MemoryStore
+from engram.core.memory.search.vectors import table as vectors
+from engram.core.memory.search.vectors.mirror import SHORTLIST_MIN, UserVectors, bits_of
+from engram.core.storage.database import Database
+from engram.core.memory.records import NewMemory
+from engram.core.memory.scope import Scope
+from engram.core.memory.store import MemoryStore
 from fakes import FakeEmbedder
 
 DIMENSIONS = 64
@@ -164,7 +164,7 @@ def test_loading_a_copy_does_not_hold_up_writes(tmp_path, monkeypatch):
     stored at once (not after the load), and the copy takes it in before answering."""
     import threading
 
-    from engram.core import vector_mirror
+    from engram.core.memory.search.vectors import mirror as vector_mirror
 
     store = MemoryStore(Database(tmp_path / "engram.sqlite"), FakeEmbedder(DIMENSIONS))
     ids, rows = fill(store, ALICE, 30, seed=12)

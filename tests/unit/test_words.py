@@ -2,11 +2,11 @@ import itertools
 
 import pytest
 
-from engram.core import word_index, words
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.word_search import words_ranked
-from engram.core.words import index_text, match_queries, phrase, query_terms
+from engram.core.memory.search.words import index as word_index, tokens as words
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.words.bm25 import words_ranked
+from engram.core.memory.search.words.tokens import index_terms, match_queries, phrase, query_terms
 
 ALICE = Scope(user="alice")
 
@@ -22,37 +22,37 @@ def counter(counts: dict[str, int], calls: list | None = None):
 
 
 def test_chinese_runs_become_bigrams():
-    assert index_text("我对花生过敏") == "我对 对花 花生 生过 过敏"
+    assert index_terms("我对花生过敏") == "我对 对花 花生 生过 过敏"
 
 
 def test_latin_words_are_lowercased_and_kept():
-    assert index_text("Peanut Butter, please!") == "peanut butter please"
+    assert index_terms("Peanut Butter, please!") == "peanut butter please"
 
 
 def test_mixed_text():
-    assert index_text("I like 花生 a lot") == "i like 花生 a lot"
+    assert index_terms("I like 花生 a lot") == "i like 花生 a lot"
 
 
 def test_latin_letters_and_digits_do_not_swallow_the_chinese_after_them():
-    assert index_text("Bart在圣诞节晚会上跳舞") == "bart 在圣 圣诞 诞节 节晚 晚会 会上 上跳 跳舞"
-    assert index_text("我用Python写代码") == "我用 python 写代 代码"
-    assert index_text("88号3号楼502室") == "88 号 3 号楼 502 室"
+    assert index_terms("Bart在圣诞节晚会上跳舞") == "bart 在圣 圣诞 诞节 节晚 晚会 会上 上跳 跳舞"
+    assert index_terms("我用Python写代码") == "我用 python 写代 代码"
+    assert index_terms("88号3号楼502室") == "88 号 3 号楼 502 室"
 
 
 def test_each_script_is_a_run_of_its_own():
-    assert index_text("東京タワーに行った") == "东京 タワ ワー ーに 行 った"   # Han, then Kana
-    assert index_text("한국어를 배워요") == "한국 국어 어를 배워 워요"
-    assert index_text("Москва2024") == "москва 2024"
+    assert index_terms("東京タワーに行った") == "东京 タワ ワー ーに 行 った"   # Han, then Kana
+    assert index_terms("한국어를 배워요") == "한국 국어 어를 배워 워요"
+    assert index_terms("Москва2024") == "москва 2024"
 
 
 def test_full_width_letters_and_digits_are_plain_ones():
-    assert index_text("Ｐｙｔｈｏｎ３") == index_text("Python3") == "python 3"
+    assert index_terms("Ｐｙｔｈｏｎ３") == index_terms("Python3") == "python 3"
 
 
 @pytest.mark.parametrize("traditional, simplified", [("記憶", "记忆"), ("臺灣", "台湾"), ("台灣", "台湾"),
                                                      ("我對花生過敏", "我对花生过敏"), ("乾燥的頭髮", "干燥的头发")])
 def test_traditional_chinese_is_indexed_and_searched_as_simplified(traditional, simplified):
-    assert index_text(traditional) == index_text(simplified)
+    assert index_terms(traditional) == index_terms(simplified)
     assert query_terms(traditional) == query_terms(simplified)
 
 
@@ -89,7 +89,7 @@ def test_chinese_queries_drop_function_words_and_the_bigrams_across_them():
 
 
 def test_chinese_function_words_stay_in_documents_and_in_queries_of_nothing_else():
-    assert index_text("帮我推荐点零食") == "帮我 我推 推荐 荐点 点零 零食"
+    assert index_terms("帮我推荐点零食") == "帮我 我推 推荐 荐点 点零 零食"
     assert query_terms("什么") == ["什么"]
     assert query_terms("帮我一下") == ["帮我", "我一", "一下"]
 
@@ -178,7 +178,7 @@ def talk(store, monkeypatch):
 
 
 def ranked(store, query, scope=ALICE):
-    return words_ranked(store, query, scope, SearchOptions(mode="words"))
+    return words_ranked(store.db, query, scope, SearchOptions(mode="words"))
 
 
 def test_common_terms_still_score_what_rare_ones_find(store, talk):
@@ -206,7 +206,7 @@ def test_matches_are_found_behind_better_ones_of_other_users(store):
     for n in range(6):   # bob's matches are better, and fill the best few of all
         store.add("tuna " * 3, Scope(user="bob", session=f"s{n}"), "message")
     mine = store.add("tuna salad for lunch, with many other words", ALICE.narrowed(session="s1"), "message")
-    assert [i for i, _ in words_ranked(store, "tuna", ALICE, SearchOptions(mode="words", candidates=1))] == [mine.id]
+    assert [i for i, _ in words_ranked(store.db, "tuna", ALICE, SearchOptions(mode="words", candidates=1))] == [mine.id]
 
 
 def test_a_long_message_finds_a_memory_by_a_rare_word_at_its_end(store):

@@ -5,13 +5,15 @@ import re
 
 import pytest
 
-from engram.core import db as db_module
-from engram.core import paths, store as store_module, word_index
-from engram.core.db import Database
-from engram.core.migrations import MIGRATIONS
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.store import MemoryStore
+from engram.core.storage import database as db_module
+from engram.core import paths
+from engram.core.memory import store as store_module
+from engram.core.memory.search.words import index as word_index
+from engram.core.storage.database import Database
+from engram.core.storage.migrations import MIGRATIONS
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.store import MemoryStore
 
 WORDS = SearchOptions(mode="words", k=5, neighbour_weight=0.0, session_weight=0.0)   # words alone
 TEXTS = {"alice": ["Bart在圣诞节晚会上跳舞", "我用Python写代码", "我的地址是88号3号楼502室", "記憶力很好"],
@@ -19,7 +21,7 @@ TEXTS = {"alice": ["Bart在圣诞节晚会上跳舞", "我用Python写代码", "
 
 
 def schema_8_index_text(text: str) -> str:
-    """words.index_text as the release with schema 8 had it (a run of letters swallowed the
+    """words.index_terms as the release with schema 8 had it (a run of letters swallowed the
     Chinese after it), to build its database as it made them."""
     terms = []
     for token in re.findall(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+|[^\W_]+", text):
@@ -42,8 +44,8 @@ def schema_8(tmp_path, monkeypatch):
     path = tmp_path / "data" / paths.DATABASE_FILE
     with monkeypatch.context() as old:
         old.setattr(db_module, "MIGRATIONS", [m for m in MIGRATIONS if m.version <= 8])
-        old.setattr(db_module, "index_text", schema_8_index_text)
-        old.setattr(store_module, "index_text", schema_8_index_text)
+        old.setattr(db_module, "index_terms", schema_8_index_text)
+        old.setattr(store_module, "index_terms", schema_8_index_text)
         old.setattr(MemoryStore, "_record", staticmethod(schema_8_record))
         store = MemoryStore(Database(path), None)
         ids = {text: store.add(text, Scope(user=user, session="s1"), "message").id

@@ -29,7 +29,7 @@ def open_engram(args, *, meaning: bool = True):
     """The facade for a command. A missing or broken embedding model does not stop it: memories are
     then found by words only, and stderr says so, why, and the fix (as the window's banner does)."""
     from engram.core.app import Engram
-    from engram.core.embeddings import WORDS_ONLY
+    from engram.core.models.embeddings import WORDS_ONLY
 
     engram = Engram(getattr(args, "data_dir", None), meaning=meaning)
     if (problem := engram.embedding_problem) is not None:
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from engram.core.sensitive import hide_in_logs, mask
+    from engram.core.memory.sensitive import hide_in_logs, mask
 
     hide_in_logs()
     argv = sys.argv[1:] if argv is None else argv

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from engram.cli import open_engram
 from engram.cli.terminal import count
 from engram.core.app import Engram
-from engram.core.turn import TurnResult
+from engram.core.conversation.engine import TurnResult
 
 DRAIN_SECONDS = 30
 

@@ -1,7 +1,7 @@
 """``engram mcp`` (an MCP server on stdio) and ``engram serve`` (the OpenAI-compatible API).
 
 Both open the data folder as every command does, so they work beside the window on the same
-database: their writes wait their turn (core/db.py). The protocol code is in engram/integrations/.
+database: their writes wait their turn (core/storage/database.py). The protocol code is in engram/integrations/.
 """
 
 from __future__ import annotations

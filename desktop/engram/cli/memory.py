@@ -10,9 +10,9 @@ from engram.cli import open_engram
 from engram.cli.terminal import count, memory_id
 from engram.core.app import Engram
 from engram.core.forget import LOG_LEFT, forget_memory
-from engram.core.records import Kind
-from engram.core.scope import Scope
-from engram.core.search import MODES, SearchOptions
+from engram.core.memory.records import Kind
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import MODES, SearchOptions
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ import json
 import shutil
 import sys
 
-from engram.core.downloads import Progress, format_duration, format_size
+from engram.core.models.downloads import Progress, format_duration, format_size
 from engram.core.settings import Settings
 
 MARKS = {"recommended": "★", "fits": "✓", "fits, slow": "~", "too big": "✗"}
@@ -37,7 +37,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 
 def _library():
-    from engram.core.model_library import ModelLibrary
+    from engram.core.models.library import ModelLibrary
 
     return ModelLibrary(Settings.load())
 

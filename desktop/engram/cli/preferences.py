@@ -6,7 +6,7 @@ import argparse
 import json
 
 from engram.core.app import Engram
-from engram.core.preferences import KEYS
+from engram.core.conversation.preferences import KEYS
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:

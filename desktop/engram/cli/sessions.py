@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engram.cli import owned_session
 from engram.core.app import Engram
-from engram.core.atomic import write_text_atomic
+from engram.core.storage.atomic import write_text_atomic
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:

@@ -9,29 +9,30 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from engram.core import paths, word_index
-from engram.core.archive import ARCHIVE_JOB, Archiver, forget_session
-from engram.core.chat_model import ChatModel
-from engram.core.context import ContextProvider
-from engram.core.db import Database
-from engram.core.distill import DISTILL_JOB, Distiller
-from engram.core.embeddings import Embedder, GGUFEmbedder
+from engram.core import paths
+from engram.core.memory.search.words import index as word_index
+from engram.core.conversation.archive import ARCHIVE_JOB, Archiver, forget_session
+from engram.core.models.chat_model import ChatModel
+from engram.core.conversation.context import ContextProvider
+from engram.core.storage.database import Database
+from engram.core.conversation.distill import DISTILL_JOB, Distiller
+from engram.core.models.embeddings import Embedder, GGUFEmbedder
 from engram.core.errors import DataDirError, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.provider import FileMemoryProvider
 from engram.core.forget import EMPTY_LOG_JOB, empty_log, empty_log_job
 from engram.core.settings import Settings
-from engram.core.memory_options import MemoryOptions
-from engram.core.outbox import Outbox
-from engram.core.preferences import Preferences, PreferencesProvider
-from engram.core.recall import RecallProvider
-from engram.core.triggers import TriggerWords
-from engram.core.sessions import Sessions
-from engram.core.store import MemoryStore
-from engram.core.summary import SUMMARY_JOB, Summariser, SummaryProvider, summarised_through
-from engram.core.turn import TurnEngine
-from engram.core.turns import Turns
-from engram.core.window import WindowProvider
+from engram.core.conversation.memory_options import MemoryOptions
+from engram.core.conversation.outbox import Outbox
+from engram.core.conversation.preferences import Preferences, PreferencesProvider
+from engram.core.conversation.recall import RecallProvider
+from engram.core.conversation.triggers import TriggerWords
+from engram.core.conversation.sessions import Sessions
+from engram.core.memory.store import MemoryStore
+from engram.core.conversation.summary import SUMMARY_JOB, Summariser, SummaryProvider, summarised_through
+from engram.core.conversation.engine import TurnEngine
+from engram.core.conversation.turn_records import Turns
+from engram.core.conversation.window import WindowProvider
 
 
 def check_writable(folder: Path) -> Path:
@@ -132,10 +133,10 @@ class Engram:
         return sessions
 
     def _sensitive_mask(self):
-        """core/sensitive.py's mask when the person chose ``sensitive_details: mask``, else None."""
+        """core/memory/sensitive.py's mask when the person chose ``sensitive_details: mask``, else None."""
         if self.settings.sensitive_details != "mask":
             return None
-        from engram.core.sensitive import mask
+        from engram.core.memory.sensitive import mask
 
         return mask
 
@@ -156,7 +157,7 @@ class Engram:
         and only here: memory features never need it."""
         with self._chat_model_lock:
             if self._chat_model is None:
-                from engram.core.chat_model import load_chat_model
+                from engram.core.models.chat_model import load_chat_model
 
                 self._chat_model = load_chat_model(self.settings)
             return self._chat_model

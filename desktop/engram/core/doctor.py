@@ -6,18 +6,19 @@ import platform
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
 
 from engram.core import paths
 from engram.core.app import check_writable, embedding_model_path
-from engram.core.db import DAMAGED_HINT, Database, versions
-from engram.core.embeddings import WORDS_ONLY, GGUFEmbedder
+from engram.core.storage.database import DAMAGED_HINT, Database, versions
+from engram.core.models.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
 from engram.core.settings import Settings
-from engram.core.store import MemoryStore
+from engram.core.memory.store import MemoryStore
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ def _outbox(ctx: dict) -> Check:
     """Background work (archiving, summaries): failed jobs mean memories are missing."""
     if "db" not in ctx:
         return Check("background work", False, "not checked: the database did not open")
-    from engram.core.outbox import Outbox
+    from engram.core.conversation.outbox import Outbox
 
     health = Outbox(ctx["db"]).health(errors=1)
     detail = f"{health.pending} pending ({health.retrying} retrying), {health.failed} failed"
@@ -126,7 +127,7 @@ def _outbox(ctx: dict) -> Check:
 
 def _chat_model(ctx: dict) -> Check:
     """Chat needs it; memory features work without it, so a broken one is reported, not fatal."""
-    from engram.core.chat_model import chat_model_path, load_chat_model
+    from engram.core.models.chat_model import chat_model_path, load_chat_model
 
     try:
         path = chat_model_path(ctx["settings"])
@@ -145,7 +146,7 @@ CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _integri
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None) -> list[Check]:
-    ctx = {"data_dir": data_dir, "settings": Settings.load(config_dir)}
+    ctx: dict[str, Any] = {"data_dir": data_dir, "settings": Settings.load(config_dir)}   # what checks share
     results = []
     if ctx["settings"].problem:
         results.append(Check("settings", True, ctx["settings"].problem, required=False))

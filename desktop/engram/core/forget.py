@@ -25,17 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram.core import word_index
-from engram.core.archive import ARCHIVE_JOB
-from engram.core.atomic import write_bytes_atomic
+from engram.core.memory.search.words import index as word_index
+from engram.core.conversation.archive import ARCHIVE_JOB
+from engram.core.storage.atomic import write_bytes_atomic
 from engram.core.errors import DataDirError, InvalidInput
 from engram.core.files import INDEX_NAME, SESSIONS_DIR, TRASH_DIR
-from engram.core.records import Actor, Kind
-from engram.core.sessions import slug
+from engram.core.memory.records import Actor, Kind
+from engram.core.conversation.sessions import slug
 
 if TYPE_CHECKING:
     from engram.core.app import Engram
-    from engram.core.db import Database
+    from engram.core.storage.database import Database
 
 FORGOTTEN = "[forgotten]"
 FOLDER_FORGOTTEN = "forgotten"

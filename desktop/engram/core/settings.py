@@ -11,9 +11,10 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from engram.core import paths, prompts, triggers
-from engram.core.atomic import write_text_atomic
-from engram.core.records import now_iso
+from engram.core import paths
+from engram.core.conversation import prompts, triggers
+from engram.core.storage.atomic import write_text_atomic
+from engram.core.memory.records import now_iso
 
 SETTINGS_FILE = "settings.json"
 DEFAULT_PROFILE = "default"
@@ -26,7 +27,7 @@ class Settings:
     embedding_model: str = ""               # empty: the bundled multilingual-e5-small (MiniLM: name its file)
     chat_model: str = ""                    # empty: the bundled tiny demo model
     ui_language: str = ""                   # the window's language: empty: the system's; "en", "zh_CN"
-    # Chat model runtime (engram.core.chat_model.load_chat_model).
+    # Chat model runtime (engram.core.models.chat_model.load_chat_model).
     chat_context_size: int = 4096           # tokens the model sees at once (n_ctx)
     chat_threads: int = 0                   # 0: one per CPU
     chat_gpu_layers: int = 0                # layers offloaded to a GPU (-1: all)
@@ -60,7 +61,7 @@ class Settings:
     distill_memories: str = "auto"          # facts, preferences, tasks from what the person says: auto (on
                                             # unless the demo model, too small for useful notes) | on | off
     sensitive_details: str = "keep"         # keep | mask: e-mails, phone, ID, card, IBAN and passport-like
-                                            # numbers masked before they are stored (core/sensitive.py)
+                                            # numbers masked before they are stored (core/memory/sensitive.py)
     # The OpenAI-compatible API (engram/integrations/): the window runs it while api_enabled.
     api_enabled: bool = False
     api_port: int = 8765                    # on 127.0.0.1; `engram serve --port` for another

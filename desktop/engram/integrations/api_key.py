@@ -9,7 +9,7 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from engram.core.atomic import write_text_atomic
+from engram.core.storage.atomic import write_text_atomic
 
 KEY_FILE = "api-key"
 PREFIX = "engram-"

@@ -20,10 +20,10 @@ from engram.core.app import Engram
 from engram.core.errors import EngramError, NotFound
 from engram.core.files.tools import file_tools
 from engram.core.forget import LOG_LEFT, forget_memory
-from engram.core.records import Actor, Kind, Memory
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.sessions import Session
+from engram.core.memory.records import Actor, Kind, Memory
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.conversation.sessions import Session
 
 MAX_RESULTS = 50
 READING = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -33,7 +33,7 @@ from starlette.routing import Route
 
 from engram.core.app import Engram
 from engram.core.errors import EngramError, InvalidInput, ModelError, NotFound
-from engram.core.turn import TurnResult
+from engram.core.conversation.engine import TurnResult
 from engram.integrations.api_key import accepts
 
 MODEL_ID = "engram"

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from engram.core.sensitive import MASK, mask, mask_error
+from engram.core.memory.sensitive import MASK, mask, mask_error
 from engram.ui.workers import Pool, Worker
 
 

@@ -4,7 +4,7 @@ Edits go through MemoryStore.update (which re-embeds a changed text), deletes th
 core/forget.py (which forgets for real, with what was made from the memory); "Forget
 everywhere…" removes a memory's words (or the part selected) from every place they are stored.
 Each memory says where it came from and can jump to the message it was taken from; one holding
-sensitive details (core/sensitive.py) is marked.
+sensitive details (core/memory/sensitive.py) is marked.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, Q
                                QPlainTextEdit, QPushButton, QSlider, QSplitter, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
-from engram.core import sensitive
+from engram.core.memory import sensitive
 from engram.core.forget import find, forget_everywhere, forget_memory
-from engram.core.records import Kind
-from engram.core.scope import Scope
+from engram.core.memory.records import Kind
+from engram.core.memory.scope import Scope
 from engram.ui.forget_dialog import forget_box
 
 LIST_LIMIT = 500

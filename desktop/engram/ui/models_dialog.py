@@ -15,8 +15,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
                                QMessageBox, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from engram.core.download_queue import CANCELLED, DONE, DOWNLOADING, FAILED, PAUSED, QUEUED
-from engram.core.downloads import format_duration, format_size
+from engram.core.models.download_queue import CANCELLED, DONE, DOWNLOADING, FAILED, PAUSED, QUEUED
+from engram.core.models.downloads import format_duration, format_size
 from engram.ui.notice import Notice, explain
 
 NAME_ROLE = Qt.UserRole
@@ -93,7 +93,7 @@ class ModelsDialog(QDialog):
     def load(self) -> None:
         """Read the catalog and what is on this machine (on the disk thread), then show them."""
         def read(engram):
-            from engram.core.model_library import ModelLibrary
+            from engram.core.models.library import ModelLibrary
 
             same = self.library is not None and self.library.settings is engram.settings   # not after a reopen
             library = self.library if same else ModelLibrary(engram.settings)
@@ -103,7 +103,7 @@ class ModelsDialog(QDialog):
             self.notice.show_message(self.tr("Engram's data is not open yet; try again in a moment."), "warning")
 
     def _show(self, result) -> None:
-        from engram.core.download_queue import DownloadQueue
+        from engram.core.models.download_queue import DownloadQueue
 
         self.library, statuses = result
         if self.queue is None:

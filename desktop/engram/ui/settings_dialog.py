@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
 from engram.core.errors import EngramError, ModelError
-from engram.core.memory_options import RECALL_MODES, scope_dimensions
-from engram.core.preferences import DETAIL_LEVELS
+from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensions
+from engram.core.conversation.preferences import DETAIL_LEVELS
 from engram.ui.language import LANGUAGES
 from engram.ui.notice import Notice
 from engram.ui.trigger_words import TriggerWordsEdit
@@ -84,7 +84,7 @@ class ModelPicker(QWidget):
         self.info.setText(self.tr("Reading the model file…"))
 
         def read(_engram):
-            from engram.core.model_info import read_model_info
+            from engram.core.models.gguf_info import read_model_info
 
             return read_model_info(path, self.role)
 

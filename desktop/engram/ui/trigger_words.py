@@ -1,4 +1,4 @@
-"""The trigger words of Settings: the English and the Chinese list (core/triggers.py), edited as
+"""The trigger words of Settings: the English and the Chinese list (core/conversation/triggers.py), edited as
 comma-separated text, each with a way back to its defaults."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from engram.core.triggers import CHINESE, ENGLISH
+from engram.core.conversation.triggers import CHINESE, ENGLISH
 
 _SEPARATORS = re.compile(r"[,，、;；\n]")      # what a person separates words with, in either language
 EN_SEPARATOR, ZH_SEPARATOR = ", ", "、"

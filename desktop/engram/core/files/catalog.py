@@ -8,13 +8,14 @@ forgotten when no chunk refers to it any more.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engram.core.errors import InvalidInput
 from engram.core.files.names import INDEX_NAME
-from engram.core.records import Kind, Memory, NewMemory, content_hash, normalise_text, now_iso
-from engram.core.scope import Scope
-from engram.core.store import MemoryStore
+from engram.core.memory.records import Kind, Memory, NewMemory, content_hash, normalise_text, now_iso
+from engram.core.memory.scope import Scope
+from engram.core.memory.store import MemoryStore
 
 INDEXED, PROBLEM, REMOVED = "indexed", "problem", "removed"
 _STATUS_COLUMNS = "folder, name, status, detail, description, chunks, size"
@@ -95,7 +96,7 @@ class FileCatalog:
     # -- writing -------------------------------------------------------------------------------
 
     def record(self, folder: str, name: str, scope: Scope, status: str, detail: str = "", description: str = "",
-               digest: str = "", size: int = 0, pieces: list[Piece] = ()) -> FileStatus | None:
+               digest: str = "", size: int = 0, pieces: Sequence[Piece] = ()) -> FileStatus | None:
         """Store a file's status and make its chunks exactly ``pieces``, embedding only texts not
         stored yet. Returns None when nothing changed."""
         wanted: list[tuple[str, str, Piece]] = []   # (clean text, its hash, the piece)

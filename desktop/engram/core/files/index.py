@@ -28,13 +28,13 @@ from pathlib import Path
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import chunks as chunking
 from engram.core.files.catalog import INDEXED, PROBLEM, FileCatalog, FileStatus, Piece
-from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_text
+from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_markdown
 from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_name
 from engram.core.files.trash import move_to_trash
-from engram.core.records import Kind, Memory
-from engram.core.scope import Scope
-from engram.core.search import SearchOptions
-from engram.core.store import MemoryStore
+from engram.core.memory.records import Kind, Memory
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 MAX_HEADING_CHARS = 120
@@ -110,7 +110,7 @@ class FileIndex:
         return status
 
     def write_unless_changed(self, folder: str, name: str, body: str, description: str | None,
-                             opened: str | None) -> tuple[FileStatus, str] | None:
+                             opened: str | None) -> tuple[FileStatus, str | None] | None:
         """A person's save from an editor: write the file unless another program changed it on
         disk since it was opened (``opened``: the hash of its bytes then, see ``disk_hash``); None
         when it did, and nothing is written. A file deleted on disk meanwhile is written back: that
@@ -294,7 +294,7 @@ class FileIndex:
         if session_folder.path.is_dir():
             entries = [(s.name, s.summary) for s in self.statuses(folder) if s.name != INDEX_NAME]
             try:
-                session_folder.write_index(index_text(entries))
+                session_folder.write_index(index_markdown(entries))
             except DataDirError as e:
                 problem = e.message
         if self.status(folder, INDEX_NAME).detail == problem:

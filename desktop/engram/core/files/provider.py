@@ -5,16 +5,16 @@ the folder holds files, the index (name and description of each) comes along, so
 what it saved without calling a tool. The index is cut to its own token budget (it sits in the
 stable part of the context, which the turn's budget never trims). A model that cannot call tools
 (the ``chat_tools`` setting) gets neither tools nor their instructions, only the list of files.
-The words are in the turn's language (engram.core.prompts).
+The words are in the turn's language (engram.core.conversation.prompts).
 """
 
 from __future__ import annotations
 
-from engram.core.context import STABLE, Section, TurnContext
+from engram.core.conversation.context import STABLE, Section, TurnContext
 from engram.core.files.index import FileIndex
 from engram.core.files.tools import file_tools
-from engram.core.prompts import FILE_INDEX, FILE_LIST, FILE_TOOLS
-from engram.core.tools import Tool
+from engram.core.conversation.prompts import FILE_INDEX, FILE_LIST, FILE_TOOLS
+from engram.core.conversation.tools import Tool
 
 
 class FileMemoryProvider:

@@ -11,7 +11,7 @@ import re
 
 from engram.core.errors import InvalidInput
 from engram.core.files.index import INDEXED, FileIndex
-from engram.core.tools import Tool
+from engram.core.conversation.tools import Tool
 
 MAX_READ_CHARS = 20_000
 MAX_GREP_MATCHES = 100

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from engram.core.files.index import FileIndex
 
@@ -37,8 +38,8 @@ class FolderWatcher(FileSystemEventHandler):
         self._pending: dict[tuple[str, str], float] = {}
         self._wake = threading.Condition()
         self._stopping = False
-        self._observer = None
-        self._worker = None
+        self._observer: BaseObserver | None = None
+        self._worker: threading.Thread | None = None
         self._busy = False
         self.errors = 0
         self.problem = ""    # the last failure to index, until indexing works again (the window shows it)

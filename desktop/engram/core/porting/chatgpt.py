@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engram.core.errors import InvalidInput
-from engram.core.porting.conversation import Conversation, Damaged, Turn, clean_text, iso_time, required
+from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, required,
+                                              text_field)
 from engram.core.porting.reading import Progress, conversation_items, opened_export
 
 SOURCE = "chatgpt"
@@ -40,7 +41,7 @@ def conversation(item: dict) -> Conversation:
     if not isinstance(ident, str) or not ident:
         raise InvalidInput("the conversation has no id")
     turns = tuple(t for node in branch(mapping, item.get("current_node")) if (t := turn(node)) is not None)
-    title = item.get("title") if isinstance(item.get("title"), str) else ""
+    title = text_field(item, "title")
     created = iso_time(item.get("create_time")) or (turns[0].at if turns else None)
     return Conversation(f"{SOURCE}:{ident}", clean_text(title), created,
                         tuple(Turn(t.role, t.text, t.at or created) for t in turns))

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engram.core.errors import InvalidInput
-from engram.core.porting.conversation import Conversation, Damaged, Turn, clean_text, iso_time, required
+from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, required,
+                                              text_field)
 from engram.core.porting.reading import Progress, conversation_items, opened_export
 
 SOURCE = "claude"
@@ -38,7 +39,7 @@ def conversation(item: dict) -> Conversation:
     messages = required(item, "chat_messages", list, "the conversation")
     created = iso_time(item.get("created_at"))
     turns = tuple(t for m in messages if (t := turn(m, created)) is not None)
-    name = item.get("name") if isinstance(item.get("name"), str) else ""
+    name = text_field(item, "name")
     return Conversation(f"{SOURCE}:{ident}", clean_text(name), created or (turns[0].at if turns else None), turns)
 
 
@@ -50,7 +51,7 @@ def turn(message, fallback: str | None) -> Turn | None:
         texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
         text = "\n\n".join(t for t in texts if isinstance(t, str) and t.strip())
     else:
-        text = message.get("text") if isinstance(message.get("text"), str) else ""
+        text = text_field(message, "text")
     if not text.strip():
         return None
     return Turn(ROLES[message["sender"]], clean_text(text.strip()), iso_time(message.get("created_at")) or fallback)

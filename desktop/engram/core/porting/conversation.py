@@ -57,6 +57,12 @@ def clean_text(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8") if isinstance(text, str) else ""
 
 
+def text_field(item: dict, field: str) -> str:
+    """A field that should hold text: its text, or "" when it is missing or something else."""
+    value = item.get(field)
+    return value if isinstance(value, str) else ""
+
+
 def required(item, field: str, kind: type, what: str):
     """A field of a conversation that must be there, or InvalidInput naming it."""
     value = item.get(field) if isinstance(item, dict) else None

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.porting.conversation import Conversation, Damaged, Turn, clean_text, iso_time, required
+from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, required,
+                                              text_field)
 from engram.core.porting.reading import Progress, conversation_items
 
 SOURCE = "engram"
@@ -53,6 +54,6 @@ def conversation(item: dict) -> Conversation:
     turns = tuple(Turn(m["role"], clean_text(m["content"]), iso_time(m.get("created_at"))) for m in messages
                   if isinstance(m, dict) and m.get("role") in ("user", "assistant")
                   and isinstance(m.get("content"), str) and m["content"].strip())
-    key = item.get("import_key") if isinstance(item.get("import_key"), str) else f"{SOURCE}:{ident}"
-    title = item.get("title") if isinstance(item.get("title"), str) else ""
+    key = text_field(item, "import_key") or f"{SOURCE}:{ident}"
+    title = text_field(item, "title")
     return Conversation(key, clean_text(title), iso_time(item.get("created_at")), turns)

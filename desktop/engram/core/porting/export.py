@@ -37,7 +37,7 @@ from pathlib import Path
 from engram.core.errors import DataDirError, EngramError, InvalidInput
 from engram.core.files import SESSIONS_DIR, SessionFolder
 from engram.core.files.folder import MAX_FOLDER_BYTES
-from engram.core.records import Kind, Memory, now_iso
+from engram.core.memory.records import Kind, Memory, now_iso
 
 FORMAT = "engram-export"
 VERSION = 1

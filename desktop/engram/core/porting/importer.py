@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engram.core.archive import ARCHIVE_JOB
+from engram.core.conversation.archive import ARCHIVE_JOB
 from engram.core.errors import DatabaseError, DataDirError, EngramError, InvalidInput
 from engram.core.porting import chatgpt, claude, engram_json, markdown
 from engram.core.porting.conversation import Conversation, Damaged

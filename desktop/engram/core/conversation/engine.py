@@ -1,0 +1,213 @@
+"""The turn: one message from the person and the model's reply, as DESIGN.md describes it.
+
+1. The user message is committed (with its archive job) before anything else can fail.
+2. Context providers contribute sections; the token budget decides what fits.
+3. The reply streams; tool calls run in a bounded loop; Stop keeps the partial reply.
+4. The reply, the turn record and the reply's background jobs are committed together (on Retry,
+   in place of the last reply, which is forgotten in the same transaction).
+5. The outbox worker archives the messages, writes summaries and distills memories afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engram.core.conversation.archive import ARCHIVE_JOB, forget_message
+from engram.core.models.chat_model import ChatModel, Generation
+from engram.core.conversation.context import RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section, TurnContext, fit
+from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
+from engram.core.errors import InvalidInput, ModelError
+from engram.core.conversation.memory_options import MemoryOptions, session_scope
+from engram.core.conversation.outbox import Outbox
+from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
+from engram.core.conversation.quoting import block
+from engram.core.conversation.sessions import Message, Session, Sessions
+from engram.core.memory.store import MemoryStore
+from engram.core.conversation.summary import SUMMARY_JOB, needs_summary
+from engram.core.conversation.tool_calls import HiddenMarkup, describe, response_message, split
+from engram.core.conversation.tools import Tool
+from engram.core.conversation.turn_records import TurnRecord, Turns
+
+DEFAULT_REPLY_TOKENS = 512
+SAFETY_TOKENS = 32            # the chat format's own markers around the whole prompt
+
+
+@dataclass
+class TurnResult:
+    session: Session
+    user_message: Message
+    reply: Message
+    record: TurnRecord
+    generation: Generation      # the last model call of the turn
+
+    @property
+    def stopped(self) -> bool:
+        return self.reply.status == "stopped"
+
+
+def assemble(sections: Sequence[Section], text: str, default_prompt: str) -> list[dict]:
+    """The messages the model sees: one system message (stable parts, then the summary), the
+    window, then the person's words preceded by the recalled memories as a fenced block."""
+    system = [m["content"] for slot in (STABLE, SUMMARY) for s in sections if s.slot == slot for m in s.messages]
+    window = [m for s in sections if s.slot == WINDOW for m in s.messages]
+    blocks = [block(s.data.get("prompt", default_prompt), [m["content"] for m in s.messages])
+              for s in sections if s.slot == RECALLED and s.messages]
+    return ([{"role": "system", "content": "\n\n".join(system)}] if system else []) + window + \
+        [{"role": "user", "content": "\n\n".join([*blocks, text])}]
+
+
+class TurnEngine:
+    def __init__(self, sessions: Sessions, turns: Turns, store: MemoryStore, outbox: Outbox,
+                 chat_model: Callable[[], ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
+                 *, max_tokens: int | None = None, max_tool_rounds: int = 3,
+                 preferred_language: Callable[[str], str] = lambda user: ""):
+        self.sessions = sessions
+        self.turns = turns
+        self.store = store
+        self.outbox = outbox
+        self.chat_model = chat_model          # called per turn; loads the model on first use
+        self.providers = list(providers)
+        self.options = options
+        self.max_tokens = max_tokens
+        self.max_tool_rounds = max_tool_rounds
+        self.preferred_language = preferred_language    # user -> their ``language`` preference, or ""
+
+    def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
+             stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
+        """Run one turn. ``on_token`` gets the visible reply as it streams (never tool-call markup),
+        on the model's worker thread; setting ``stop`` ends the reply early and keeps what came."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("the message is empty", hint="type something to say")
+        started = time.perf_counter()
+        session = self.sessions.get(session_id)
+        with self.sessions.db.transaction() as conn:
+            user_message = self.sessions.add_message(session_id, "user", text, conn=conn)
+            self.outbox.enqueue(ARCHIVE_JOB, {"message_id": user_message.id}, conn)
+        self.outbox.wake()
+        session = self.sessions.name_from_first_words(session, text)
+        return self._answer(session, user_message, [], on_token, stop, max_tokens, started)
+
+    def regenerate(self, session_id: str, *, on_token: Callable[[str], None] | None = None,
+                   stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
+        """Answer the session's last user message again (Retry), streaming like ``send``; after a
+        turn that failed, answer it for the first time. The message is not stored again; its old
+        reply is replaced by the new one in the transaction that stores it (until then nothing is
+        lost), and forgotten with its turn record and the memory the archive made of it."""
+        started = time.perf_counter()
+        session = self.sessions.get(session_id)
+        user_message, replies = self.sessions.last_exchange(session_id)
+        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started)
+
+    def _answer(self, session: Session, user_message: Message, replaced: list[Message],
+                on_token: Callable[[str], None] | None, stop: threading.Event | None, max_tokens: int | None,
+                started: float) -> TurnResult:
+        """Build the context for a stored user message, stream the reply and store it (with its
+        turn record and background jobs) in place of the ``replaced`` replies."""
+        session_id, text = session.id, user_message.content
+        model = self.chat_model()
+        turn = TurnContext(session, text, user_message.id, session_scope(session, self.options.storage_scope),
+                           session_scope(session, self.options.search_scope), model.count_tokens,
+                           turn_language(self.preferred_language(session.user), text), self.options.tools)
+        turn.in_context_messages.update(m.id for m in replaced)    # recall must not bring a replaced reply back
+        sections, tools = self._context(turn)
+        reply_tokens = max_tokens or self.max_tokens or DEFAULT_REPLY_TOKENS
+        user_tokens = model.count_tokens(text)
+        budget = model.context_tokens - reply_tokens - user_tokens - SAFETY_TOKENS
+        cut = fit(sections, budget, model.count_tokens)
+        if sum(s.tokens for s in sections) > budget:
+            raise ModelError(f"the message and the system prompt need more than the model's {model.context_tokens}"
+                             " tokens of context", hint="shorten the message (it is saved) or raise the context size")
+        context_ms = (time.perf_counter() - started) * 1000
+        messages = assemble(sections, text, recall_prompt(self.options.recall_prompt, turn.language))
+
+        shown = HiddenMarkup(on_token)
+        generations, tool_calls, first_token = [], [], [0.0]
+
+        def stream(piece: str) -> None:
+            first_token[0] = first_token[0] or time.perf_counter()
+            shown(piece)
+
+        for round_ in range(self.max_tool_rounds + 1):
+            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens)
+            generations.append(generation)
+            shown.flush()
+            visible, call, problem = split(generation.text)
+            if generation.stopped or (call is None and not problem) or round_ == self.max_tool_rounds:
+                break
+            result = self._call(tools, call) if call else f"error: {problem}"
+            tool_calls.append({"name": call.name if call else None, "arguments": call.arguments if call else None,
+                               "result": result})
+            messages = [*messages, {"role": "assistant", "content": generation.text}, response_message(result)]
+            shown.next_round()
+
+        status = "stopped" if generation.stopped else "complete"
+        record = TurnRecord(session_id, user_message.id, None, messages,
+                            recalled=[m for s in sections if s.slot == RECALLED for m in s.data.get("memories", [])]
+                            + turn.recalled,
+                            tokens=self._tokens(sections, user_tokens, budget, generations, cut),
+                            timings=self._timings(sections, turn, generations, started, context_ms, first_token[0]),
+                            tool_calls=tool_calls, recall=turn.recall)
+        with self.sessions.db.transaction() as conn:
+            reply = self.sessions.add_message(session_id, "assistant", shown.text.strip(), status, conn=conn)
+            # Only now do the replaced replies go: SQLite gives a new row the largest id plus one,
+            # and the old reply's id must not come back (its archive job and memory name it).
+            self.sessions.delete_messages(session_id, [m.id for m in replaced], conn)
+            for old in replaced:
+                forget_message(self.store, session.user, old)
+            record.reply_message_id = reply.id
+            self.turns.save(record, conn)
+            if reply.content:
+                self.outbox.enqueue(ARCHIVE_JOB, {"message_id": reply.id}, conn)
+            if needs_summary(self.sessions, self.store, session_id, self.options.summary_threshold):
+                self.outbox.enqueue(SUMMARY_JOB, {"session_id": session_id}, conn, unique=True)
+            if self.options.distill:
+                for due in sessions_to_distill(self.sessions.db, session):
+                    self.outbox.enqueue(DISTILL_JOB, {"session_id": due}, conn, unique=True)
+        self.outbox.wake()
+        return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
+
+    def _context(self, turn: TurnContext) -> tuple[list[Section], list[Tool]]:
+        sections = [Section("system", [{"role": "system",
+                                        "content": system_prompt(self.options.system_prompt, turn.language)}])]
+        tools: list[Tool] = []
+        for provider in self.providers:
+            sections += provider.sections(turn)
+            if turn.can_call_tools:
+                tools += provider.tools(turn)
+        if tools:
+            sections.append(Section("tools", [{"role": "system", "content": describe(tools)}],
+                                    data={"names": [t.name for t in tools]}))
+        return sections, tools
+
+    @staticmethod
+    def _call(tools: list[Tool], call) -> str:
+        tool = next((t for t in tools if t.name == call.name), None)
+        if tool is None:
+            return f"error: there is no tool named {call.name!r}; the tools are " + ", ".join(t.name for t in tools)
+        return tool.call(call.arguments)
+
+    @staticmethod
+    def _tokens(sections, user_tokens, budget, generations, cut) -> dict:
+        tokens: dict = {}
+        for s in sections:
+            tokens[s.name] = tokens.get(s.name, 0) + s.tokens
+        return {"sections": tokens, "user": user_tokens, "context": sum(tokens.values()) + user_tokens,
+                "budget": budget + user_tokens, "prompt": generations[-1].prompt_tokens,
+                "reply": sum(g.completion_tokens for g in generations), "cut": cut}
+
+    @staticmethod
+    def _timings(sections, turn, generations, started, context_ms, first_token) -> dict:
+        generate_ms = sum(g.generate_ms for g in generations)
+        completion = sum(g.completion_tokens for g in generations)
+        return {"embed_ms": turn.timings.get("embed_ms", 0.0), "search_ms": turn.timings.get("search_ms", 0.0),
+                "context_ms": round(context_ms, 2),
+                "prompt_ms": round(sum(g.prompt_ms for g in generations), 2),
+                "generate_ms": round(generate_ms, 2),
+                "tokens_per_second": round(completion / (generate_ms / 1000), 2) if generate_ms > 0 else 0.0,
+                "first_token_ms": round((first_token - started) * 1000, 2) if first_token else None,
+                "total_ms": round((time.perf_counter() - started) * 1000, 2),
+                "cached_tokens": generations[0].timings.get("cached_tokens"),
+                "model_calls": len(generations)}

@@ -1,0 +1,153 @@
+"""Sentence embeddings from a local GGUF model, computed on one worker thread.
+
+A llama.cpp context is not thread-safe, so every call goes through a single-thread executor;
+callers on any thread may submit and wait (or keep the future).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from engram.core.errors import ModelError
+from engram.core.models.gguf import check_model_file, fingerprint
+
+
+# What it means to have no embedding model (MemoryStore(db, None)), said the same by the window,
+# the command line and `engram doctor`.
+WORDS_ONLY = ("Until an embedding model loads, memories are found by their words only; nothing you write is"
+              " lost, and it is embedded once one loads.")
+
+
+class Embedder(Protocol):
+    """What the store needs: a stable identity for the vector space, a batch embed of the texts it
+    keeps, the embedding of a search query, and where unrelated texts lie on its cosine scale.
+
+    A query and a memory are embedded differently by models trained with a prefix on each side
+    (e5: "query: " and "passage: "); others embed a query as any text. Models differ in how
+    similar unrelated texts look (all-MiniLM-L6-v2: cosine about 0, multilingual-e5-small: about
+    0.75), so search measures similarity from that point (``relatedness``): thresholds and the
+    fusion with word scores then mean the same with every model."""
+
+    name: str
+    fingerprint: str
+    dimensions: int
+    unrelated_similarity: float
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Rows of L2-normalised float32 vectors, one per text to be found (a memory, a file chunk)."""
+        ...
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The L2-normalised float32 vector of a search query, in the same space."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModelTraits:
+    """How a family of embedding models is used: its prefixes and where its unrelated texts lie."""
+
+    query_prefix: str = ""
+    document_prefix: str = ""
+    unrelated_similarity: float = 0.0
+
+
+# Families that need more than the plain use, recognised by the name in their GGUF header
+# (general.name). e5 (not e5-instruct, which wants an instruction instead): its model card's
+# prefixes (without them it finds less) and its unrelated point, measured with
+# tests/bench/retrieval.py on LoCoMo and the Chinese sets (README, search figures).
+KNOWN_MODELS = {re.compile(r"\be5\b(?!.*instruct)", re.IGNORECASE): ModelTraits("query: ", "passage: ", 0.75)}
+
+
+def traits_of(model_name: str) -> ModelTraits:
+    return next((traits for pattern, traits in KNOWN_MODELS.items() if pattern.search(model_name)), ModelTraits())
+
+
+def relatedness(cosine: float, unrelated: float) -> float:
+    """Cosine similarity measured from the model's unrelated point: 0 there, 1 for the same text."""
+    return (cosine - unrelated) / (1.0 - unrelated)
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+class GGUFEmbedder:
+    """An embedding model (e.g. the bundled multilingual-e5-small) run by llama-cpp-python."""
+
+    # Texts per llama.cpp call: sequences in one batch attend to each other's tokens (masked, but
+    # computed), so large groups are slower per text; 2-4 measured fastest on a 2-core CPU.
+    GROUP = 4
+
+    def __init__(self, path: str | os.PathLike, n_threads: int | None = None):
+        self.path = check_model_file(path, "embedding")
+        self.name = Path(self.path).stem
+        self.fingerprint = fingerprint(self.path)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-embed")
+        started = time.perf_counter()
+        self._llm = self._worker.submit(self._load, n_threads).result()
+        self.load_seconds = time.perf_counter() - started
+        self.dimensions = self._llm.n_embd()
+        self.context_tokens = self._llm.n_ctx()
+        traits = traits_of(self._llm.metadata.get("general.name", self.name))
+        self.query_prefix, self.document_prefix = traits.query_prefix, traits.document_prefix
+        self.unrelated_similarity = traits.unrelated_similarity
+
+    def _load(self, n_threads: int | None):
+        from llama_cpp import Llama  # imported here: loading the library costs time at start-up
+
+        # Half the cores (at most 4): llama.cpp's threads spin while waiting, and on a busy machine
+        # more threads than free cores made embedding five times slower, not faster.
+        threads = n_threads or max(1, min(4, (os.cpu_count() or 2) // 2))
+        try:
+            # The batch must not exceed the trained context: llama-cpp-python truncates texts to
+            # n_batch tokens, and positions past the trained context abort the process in ggml.
+            context = 512
+            while True:
+                llm = Llama(model_path=str(self.path), embedding=True, verbose=False, n_ctx=context,
+                            n_batch=context, n_ubatch=context, n_threads=threads, n_threads_batch=threads)
+                trained = llm._model.n_ctx_train()
+                if 0 < trained < context:
+                    llm.close()
+                    context = trained
+                    continue
+                return llm
+        except (ValueError, RuntimeError) as e:
+            raise ModelError(f"llama.cpp could not load the embedding model {self.path}: {e}",
+                             hint="the file may be damaged or not an embedding model; choose another .gguf") from e
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._submit([self.document_prefix + t for t in texts]).result()
+
+    def embed_query(self, query: str) -> np.ndarray:
+        return self._submit([self.query_prefix + query]).result()[0]
+
+    def _submit(self, texts: Sequence[str]) -> Future:
+        """Embed texts as they are (prefixes already added) on the model's thread."""
+        try:
+            return self._worker.submit(self._embed, list(texts))
+        except RuntimeError as e:   # closed: a caller that took this model just before another replaced it
+            raise ModelError(f"the embedding model {self.name} was closed: another one is in use now",
+                             hint="try again") from e
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.GROUP):
+            vectors.extend(self._llm.embed(texts[start:start + self.GROUP], normalize=False, truncate=True))
+        return normalise_rows(np.array(vectors))
+
+    def close(self) -> None:
+        self._worker.submit(self._llm.close).result()
+        self._worker.shutdown()

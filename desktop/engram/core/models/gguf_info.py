@@ -1,0 +1,108 @@
+"""What a GGUF model file is, read from its header without loading it: for the Settings page
+(name, size, context length) before the person commits to a model."""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from engram.core.errors import ModelError
+from engram.core.models.gguf import check_model_file
+
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+STRING, ARRAY = 8, 9
+MAX_KEYS = 100_000
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    path: Path
+    name: str
+    size: int                 # bytes on disk
+    architecture: str
+    context_length: int | None
+    embedding_length: int | None
+
+    def summary(self) -> str:
+        context = f"{self.context_length:,} tokens of context" if self.context_length else "context length unknown"
+        width = f" · {self.embedding_length:,} dimensions" if self.embedding_length else ""
+        return (f"{self.name} · {self.architecture or 'unknown architecture'} · {self.size / 2**20:,.0f} MiB · "
+                f"{context}{width}")
+
+
+def read_model_info(path: str | os.PathLike, role: str = "chat") -> ModelInfo:
+    """Read the GGUF header's metadata; ModelError (with a fix) for anything that is not a GGUF file."""
+    p = check_model_file(path, role)
+    wanted: dict[str, object] = {}
+    try:
+        with p.open("rb") as f:
+            reader = _Reader(f)
+            f.read(4)
+            version = reader.scalar(4)
+            if version < 2:
+                raise ModelError(f"{p} is a GGUF version {version} file, too old for llama.cpp")
+            reader.scalar(10)                    # tensor count
+            for _ in range(min(reader.scalar(10), MAX_KEYS)):
+                key = reader.string()
+                kind = reader.scalar(4)
+                architecture = wanted.get("general.architecture")
+                if key in ("general.architecture", "general.name") or (
+                        architecture and key in (f"{architecture}.context_length", f"{architecture}.embedding_length")):
+                    wanted[key] = reader.value(kind)
+                else:
+                    reader.skip(kind)
+                if architecture and len(wanted) == 4:      # all four found: skip the vocabulary
+                    break
+    except (struct.error, UnicodeDecodeError, OverflowError, MemoryError) as e:
+        raise ModelError(f"{p} starts like a GGUF file but its header is damaged ({e})",
+                         hint="download the model again") from e
+    architecture = str(wanted.get("general.architecture", ""))
+    return ModelInfo(p, str(wanted.get("general.name") or p.stem), p.stat().st_size, architecture,
+                     _int(wanted.get(f"{architecture}.context_length")),
+                     _int(wanted.get(f"{architecture}.embedding_length")))
+
+
+def _int(value) -> int | None:
+    return int(value) if isinstance(value, (int, float)) else None
+
+
+class _Reader:
+    def __init__(self, f):
+        self.f = f
+
+    def scalar(self, kind: int):
+        fmt = _SCALARS[kind]
+        size = struct.calcsize(fmt)
+        data = self.f.read(size)
+        return struct.unpack(fmt, data)[0]
+
+    def string(self) -> str:
+        length = self.scalar(10)
+        if length > 1 << 24:
+            raise OverflowError(f"a metadata string of {length} bytes")
+        return self.f.read(length).decode("utf-8")
+
+    def value(self, kind: int):
+        if kind == STRING:
+            return self.string()
+        if kind == ARRAY:
+            self.skip(kind)
+            return None
+        return self.scalar(kind)
+
+    def skip(self, kind: int) -> None:
+        if kind == STRING:
+            self.f.seek(self.scalar(10), os.SEEK_CUR)
+        elif kind == ARRAY:
+            item, count = self.scalar(4), self.scalar(10)
+            if item in _SCALARS:
+                self.f.seek(struct.calcsize(_SCALARS[item]) * count, os.SEEK_CUR)
+            else:
+                for _ in range(count):
+                    self.skip(item)
+        elif kind in _SCALARS:
+            self.f.seek(struct.calcsize(_SCALARS[kind]), os.SEEK_CUR)
+        else:
+            raise struct.error(f"unknown GGUF value type {kind}")

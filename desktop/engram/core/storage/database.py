@@ -1,0 +1,239 @@
+"""One SQLite file holds everything: opened through apsw so sqlite-vec loads on any Python.
+
+The standard library's ``sqlite3`` is often built without extension loading; apsw ships its own
+SQLite (with FTS5 and the trigram tokenizer) and can always load sqlite-vec.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import apsw
+import sqlite_vec
+
+from engram.core.errors import DatabaseError, DataDirError
+from engram.core.storage.migrations import MIGRATIONS, owner_token
+from engram.core.memory.search.words.tokens import index_terms
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# How long a write waits for another process's write to finish (a large import or re-index in
+# another Engram holds it for seconds; the window never waits on the database itself).
+BUSY_TIMEOUT_MS = 15_000
+DAMAGED_HINT = ("save what still reads (engram sessions export, engram memory list --json), then move the"
+                " file away: Engram starts a new one")
+
+
+def _check_file(path: Path) -> None:
+    """Refuse, before SQLite touches it, a file that exists but is not a SQLite database."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as f:
+        if f.read(16) != SQLITE_MAGIC:
+            raise DatabaseError(
+                f"{path} is not an Engram database (not a SQLite file); it was left untouched.",
+                hint="point --data-dir / ENGRAM_DATA_DIR at another folder, or move that file away",
+            )
+
+
+class Database:
+    """A connection with WAL, foreign keys, sqlite-vec and every migration applied.
+
+    apsw connections are safe to share between threads (calls are serialised); ``transaction``
+    additionally holds a Python lock so one thread's multi-statement change is not interleaved
+    with another's.
+    """
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path) if str(path) != ":memory:" else None
+        if self.path is not None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise DataDirError(f"cannot create the data folder {self.path.parent}: {e.strerror}",
+                                   hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
+            _check_file(self.path)
+        self._lock = threading.RLock()
+        self._holder: int | None = None   # the thread inside transaction(), if any
+        self._reader: apsw.Connection | None = None   # for snapshot(), opened at its first use
+        self._reader_lock = threading.Lock()
+        try:
+            self.conn = self._connect()
+            # Word indexes are filled (by migrations, and per user in core/memory/search/words/index.py) with the
+            # same code that indexes each new memory.
+            self.conn.create_scalar_function("engram_index_text", index_terms, 1, deterministic=True)
+            self.conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
+            self._configure()
+            self._migrate()
+        except apsw.ExtensionLoadingError as e:
+            raise DatabaseError(f"SQLite could not load the sqlite-vec extension: {e}",
+                                hint="reinstall Engram (the sqlite-vec package provides vec0)") from e
+        except apsw.NotADBError as e:
+            raise DatabaseError(f"{path} is not a usable SQLite database: {e}",
+                                hint="move the file away; Engram will not overwrite it") from e
+        except apsw.CorruptError as e:
+            raise DatabaseError(f"{path} is damaged: {e}", hint=DAMAGED_HINT) from e
+        except (apsw.CantOpenError, apsw.ReadOnlyError, apsw.PermissionsError) as e:
+            raise DataDirError(f"cannot open {path} for writing: {e}",
+                               hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
+
+    def _connect(self) -> apsw.Connection:
+        conn = apsw.Connection(str(self.path or ":memory:"))
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        conn.enable_load_extension(False)
+        return conn
+
+    def _configure(self) -> None:
+        if self.path is not None:
+            mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                raise DataDirError(f"SQLite could not switch {self.path} to WAL mode (got {mode})")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        # Up to 64 MB of pages (default 2 MB): a search at a million memories touches scattered
+        # rows of memories and the word index; from the page cache each costs half.
+        self.conn.execute("PRAGMA cache_size=-65536")
+        # Forgotten memories must not linger in free pages of the file.
+        self.conn.execute("PRAGMA secure_delete=ON")
+
+    def _migrate(self) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
+            )
+            done = {v for (v,) in self.conn.execute("SELECT version FROM schema_migrations")}
+            newest = max((m.version for m in MIGRATIONS), default=0)
+            if done and max(done) > newest:
+                raise DatabaseError(
+                    f"the database was written by a newer Engram (schema {max(done)} > {newest})",
+                    hint="update Engram, or open another data folder")
+            for migration in MIGRATIONS:
+                if migration.version not in done:
+                    self.conn.execute(migration.sql)
+                    self.conn.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)",
+                                      (migration.version, migration.name))
+
+    @contextmanager
+    def transaction(self) -> Iterator[apsw.Connection]:
+        """All statements inside commit together or not at all.
+
+        The outermost transaction takes the write lock up front (BEGIN IMMEDIATE), so a second
+        process waits its turn for up to the busy timeout: a transaction that starts by reading
+        and only later writes could not wait (SQLite refuses at once, to avoid a deadlock).
+        Inner ones are savepoints in it."""
+        with self._full_disk_said(), self._lock, self._busy_said():
+            outermost = not self.conn.in_transaction
+            if outermost:
+                self.conn.execute("BEGIN IMMEDIATE")
+            outer, self._holder = self._holder, threading.get_ident()
+            try:
+                with self.conn:
+                    yield self.conn
+            except BaseException:
+                if outermost and self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
+            else:
+                if outermost:
+                    self.conn.execute("COMMIT")
+            finally:
+                self._holder = outer
+
+    @contextmanager
+    def _busy_said(self) -> Iterator[None]:
+        """Another process held the write lock for longer than the busy timeout: say so plainly."""
+        try:
+            yield
+        except apsw.BusyError as e:
+            raise DatabaseError(
+                f"the database is busy: another Engram process kept it locked for over"
+                f" {BUSY_TIMEOUT_MS // 1000} s; nothing was changed",
+                hint="try again; if this persists, close the other Engram windows or commands") from e
+
+    @contextmanager
+    def _full_disk_said(self) -> Iterator[None]:
+        """SQLite's "database or disk is full" as a DataDirError that says where and what to do.
+        The change is rolled back, so what was stored before stays as it was. SQLite may roll the
+        whole transaction back itself; the savepoint's own rollback then fails, with the full
+        disk as its context."""
+        try:
+            yield
+        except apsw.Error as e:
+            cause: BaseException | None = e
+            while cause is not None and not isinstance(cause, (apsw.FullError, DataDirError)):
+                cause = cause.__context__
+            if isinstance(cause, DataDirError):
+                raise cause from None   # said already, by a transaction inside this one
+            if cause is None:
+                raise
+            where = self.path.parent if self.path is not None else "memory"
+            raise DataDirError(f"the disk holding {where} is full: nothing was changed",
+                               hint="free some space on that disk, then try again") from cause
+
+    @contextmanager
+    def snapshot(self) -> Iterator[apsw.Connection]:
+        """A read transaction on a second connection: a long read (a user's vectors, seconds at
+        100k memories) then sees one consistent state without holding up this connection's
+        writes, e.g. the message a person sends meanwhile (WAL lets both proceed). An in-memory
+        database has no second connection; the read then runs in a transaction here."""
+        if self.path is None:
+            with self.transaction() as conn:
+                yield conn
+            return
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = self._connect()
+                self._reader.execute("PRAGMA query_only=ON")
+            self._reader.execute("BEGIN")
+            try:
+                yield self._reader
+            finally:
+                self._reader.execute("ROLLBACK")
+
+    def in_transaction_here(self) -> bool:
+        """Whether this thread is inside ``transaction``: work handed to another thread that needs
+        the database would then wait for this one, which waits for it."""
+        return self._holder == threading.get_ident()
+
+    def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
+        with self._full_disk_said(), self._lock, self._busy_said():
+            return self.conn.execute(sql, params)
+
+    def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:
+        with self._lock:
+            return self.conn.execute(sql, params).fetchall()
+
+    def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
+
+    def change_stamp(self) -> tuple[int, int]:
+        """Changes through this connection and commits by others so far: equal stamps mean
+        nothing was written in between, so what was read from the database still holds."""
+        with self._lock:
+            return self.conn.total_changes(), self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def schema_version(self) -> int:
+        return self.query_one("SELECT max(version) FROM schema_migrations")[0] or 0
+
+    def close(self) -> None:
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
+        self.conn.close()
+
+
+def versions(db: Database) -> dict[str, str]:
+    """Versions of the parts the doctor reports."""
+    return {
+        "sqlite": db.query_one("SELECT sqlite_version()")[0],
+        "sqlite-vec": db.query_one("SELECT vec_version()")[0],
+        "apsw": apsw.apsw_version(),
+    }
