@@ -151,7 +151,7 @@ install -m 644 "$ICONS/engram.png" "$APPDIR/usr/share/icons/hicolor/256x256/apps
 ln -s engram.png "$APPDIR/.DirIcon"
 if [[ -f "$RUNTIME" ]]; then
     echo "== AppImage: $APPIMAGE"
-    mksquashfs "$APPDIR" "$BUILD/engram.squashfs" -root-owned -noappend -comp zstd -quiet
+    mksquashfs "$APPDIR" "$BUILD/engram.squashfs" -root-owned -noappend -comp zstd -quiet -no-progress
     cat "$RUNTIME" "$BUILD/engram.squashfs" > "$APPIMAGE"
     chmod 755 "$APPIMAGE"
     rm "$BUILD/engram.squashfs"

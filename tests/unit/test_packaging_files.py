@@ -40,7 +40,8 @@ def test_macos_signing_goes_inside_out_without_deep():
     assert script.count("stapler staple") == 2         # the app, then the dmg
 
 
-@pytest.mark.parametrize("script", ["build_linux.sh", "macos/build_macos.sh"])
+@pytest.mark.parametrize("script", ["build_linux.sh", "check_first_start.sh", "appimage_runtime.sh", "AppRun",
+                                    "macos/build_macos.sh"])
 def test_shell_scripts_parse(script):
     subprocess.run(["bash", "-n", str(PACKAGING / script)], check=True)
 
