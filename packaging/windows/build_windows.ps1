@@ -2,8 +2,8 @@
 # Not run by the project (no Windows machine here); written to run unchanged on Windows 10/11 x64 with:
 #   - Python 3.11+ from python.org (64-bit), CMake, and Visual Studio 2022 (or its Build Tools) with
 #     the "Desktop development with C++" workload: it compiles llama.cpp and holds the runtimes below;
-#   - Inno Setup 6 (iscc.exe in its default folder, or on PATH);
-#   - optionally, for signing: signtool (Windows SDK) and a code-signing certificate, named by
+#   - Inno Setup 6.3 or newer (iscc.exe in its default folder, or on PATH);
+#   - optionally, for signing: signtool (Windows SDK) on PATH and a code-signing certificate, named by
 #     $env:SIGN_CERT_SHA1 (its thumbprint, in the certificate store). Unsigned builds work, but
 #     SmartScreen warns on download.
 # Run from any folder:  powershell -ExecutionPolicy Bypass -File packaging\windows\build_windows.ps1

@@ -1,4 +1,4 @@
-; Inno Setup 6 script: Engram's Windows installer, dist\Engram-<version>-setup.exe.
+; Inno Setup 6.3+ script: Engram's Windows installer, dist\Engram-<version>-setup.exe.
 ; Built by packaging\windows\build_windows.ps1 after PyInstaller made dist\engram\ (not run by the
 ; project: no Windows machine here). By hand: iscc /DAppVersion=0.1.0 packaging\windows\engram.iss
 ; Installs per user (no administrator rights, into %LOCALAPPDATA%\Programs\Engram) unless the person
