@@ -25,7 +25,7 @@ if [[ ! -f "$VENV/.installed" || pyproject.toml -nt "$VENV/.installed" ]]; then
     echo "== build environment: $VENV"
     "$PYTHON" -m venv "$VENV"
     "$PY" -m pip install --quiet --upgrade pip
-    LLAMA=$("$PY" -c 'import tomllib; print(next(d for d in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if d.startswith("llama-cpp-python")).split("==")[1].split()[0])')
+    LLAMA=$(sed -n 's/^ *"llama-cpp-python==\([^"]*\)".*/\1/p' pyproject.toml)
     WHEEL=$("$PY" -m pip cache list --format=abspath "llama_cpp_python-$LLAMA-*" | head -n 1)
     if [[ -n "$WHEEL" ]]; then
         echo "   llama-cpp-python $LLAMA from pip's cache: $WHEEL"
