@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: run test setup bench clean translations
+.PHONY: run test setup bench clean translations package package-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,20 @@ test: setup
 # the ones marked unfinished), then every .ts is compiled into the .qm the window loads.
 translations: setup
 	$(PY) tools/translations.py
+
+# Installers (by hand, not in CI): packaging/build_linux.sh writes the .deb, the tar.gz and the AppImage
+# to dist/, reusing the llama-cpp-python wheel pip's cache holds (`make setup` put it there).
+# package-check then lists every library the bundle needs that it neither holds nor declares in the
+# .deb's Depends/Recommends (failing on any), and starts the bundle in an empty home: models read in
+# place, under 5 MB of per-user data.
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+
+package:
+	packaging/build_linux.sh
+
+package-check: package
+	build/venv/bin/python packaging/check_bundle.py dist/engram dist/engram_$(VERSION)_$$(dpkg --print-architecture).deb
+	packaging/check_first_start.sh dist/engram/engram
 
 clean:
 	rm -rf $(VENV) .cache

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Build Engram for Linux: dist/engram/ (PyInstaller folder), a .deb and a portable .tar.gz.
+# Build Engram for Linux: dist/engram/ (PyInstaller folder), a .deb, a portable .tar.gz and an AppImage.
 # Uses its own virtual environment in build/venv, never the development .venv.
-# Needs: python3 (3.11+, built with --enable-shared), a C/C++ compiler, CMake, dpkg-deb.
+# Needs: python3 (3.11+, built with --enable-shared), dpkg-deb, mksquashfs (squashfs-tools), the
+# libraries Qt's xcb plugin loads (checked first; it says which packages to install), and a C/C++
+# compiler and CMake unless pip's cache holds the llama-cpp-python wheel.
+# The AppImage needs the AppImage type-2 runtime (runtime-x86_64 from github.com/AppImage/type2-runtime)
+# in $APPIMAGE_RUNTIME or build/runtime-x86_64; without it the AppDir is built and the script says so.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,19 +17,40 @@ PY="$VENV/bin/python"
 cd "$ROOT"
 started=$(date +%s)
 
-# 1. The build environment. llama-cpp-python compiles here: GGML_NATIVE=OFF keeps it to CPU code
-#    paths every x86-64 machine has (a native build can crash on other processors).
+# 1. The build environment. llama-cpp-python takes 10-15 minutes to compile, so the wheel pip
+#    already built for this version (its cache, filled by `make setup`) is installed when there is
+#    one; otherwise it compiles here with GGML_NATIVE=OFF, which keeps it to CPU code paths every
+#    x86-64 machine has (a native build can crash on other processors).
 if [[ ! -f "$VENV/.installed" || pyproject.toml -nt "$VENV/.installed" ]]; then
     echo "== build environment: $VENV"
     "$PYTHON" -m venv "$VENV"
     "$PY" -m pip install --quiet --upgrade pip
-    CMAKE_ARGS="-DGGML_NATIVE=OFF" "$PY" -m pip install --quiet -e "$ROOT" "pyinstaller>=6.10"
+    LLAMA=$(sed -n 's/^ *"llama-cpp-python==\([^"]*\)".*/\1/p' pyproject.toml)
+    WHEEL=$("$PY" -m pip cache list --format=abspath "llama_cpp_python-$LLAMA-*" | head -n 1)
+    if [[ -n "$WHEEL" ]]; then
+        echo "   llama-cpp-python $LLAMA from pip's cache: $WHEEL"
+    else
+        echo "   llama-cpp-python $LLAMA: no wheel in pip's cache, compiling (10-15 minutes)"
+    fi
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" "$PY" -m pip install --quiet ${WHEEL:+"$WHEEL"} -e "$ROOT" \
+        "pyinstaller>=6.10" "pyelftools>=0.31"
     touch "$VENV/.installed"
 fi
 VERSION=$("$PY" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')
 ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 # The bundle runs on this machine's glibc or newer (build on the oldest system to support).
 GLIBC=$(getconf GNU_LIBC_VERSION | cut -d" " -f2)
+
+# PyInstaller bundles the libraries Qt's xcb plugin loads only if this machine has them (else it
+# warns and the installed app cannot open its window): stop now, naming the packages to install.
+"$PY" - <<'EOF'
+import sys
+from engram.ui.display_libraries import XCB_PLUGIN, install_hint, missing
+
+if absent := missing(XCB_PLUGIN):
+    sys.exit(f"build_linux.sh: this machine lacks {', '.join(absent)}, which the bundle must carry for Qt's"
+             f" xcb plugin; {install_hint(absent)}, then build again.")
+EOF
 
 # 2. The folder: dist/engram/engram and dist/engram/_internal/.
 echo "== PyInstaller"
@@ -61,15 +86,18 @@ install -m 644 packaging/engram.desktop "$PKG/usr/share/applications/engram.desk
 install -m 644 "$ICONS/engram.png" "$PKG/usr/share/icons/hicolor/256x256/apps/engram.png"
 install -m 644 resources/icons/engram.svg "$PKG/usr/share/icons/hicolor/scalable/apps/engram.svg"
 # PyInstaller copies most libraries Qt needs but leaves out those that must match the system's
-# drivers and display server (GL, EGL, DRM, xcb, Wayland): those are the dependencies.
+# drivers and display server (GL, EGL, DRM, xcb, Wayland): those are the dependencies. The bundled
+# fontconfig reads the system's configuration (fontconfig-config, which brings a Latin font);
+# Noto (or DejaVu) and Noto CJK make labels and Chinese text readable on a minimal system.
+# check_bundle.py (below) fails the build if anything else is needed from the system.
 cat > "$PKG/DEBIAN/control" <<EOF
 Package: engram
 Version: $VERSION
 Architecture: $ARCH
 Maintainer: Engram <engram@localhost>
 Installed-Size: $(du -sk "$PKG" | cut -f1)
-Depends: libc6 (>= $GLIBC), libgl1, libegl1, libdrm2, libxcb1
-Recommends: libwayland-client0, libwayland-cursor0, libwayland-egl1, fonts-noto-cjk
+Depends: libc6 (>= $GLIBC), libgl1, libegl1, libdrm2, libxcb1, fontconfig-config
+Recommends: fonts-noto-core | fonts-dejavu-core, fonts-noto-cjk, libwayland-client0, libwayland-cursor0, libwayland-egl1
 Section: utils
 Priority: optional
 Homepage: https://github.com/engram/engram
@@ -79,13 +107,17 @@ Description: offline personal assistant that remembers
  chat model and the multilingual-e5-small (default) and all-MiniLM-L6-v2
  embedding models.
 EOF
+# The models are read in place from /opt/engram by every user (never copied), so removing the
+# package leaves only each person's own data in their home. postrm also deletes whatever appeared
+# in /opt/engram after installation (bytecode caches written when root ran it).
 for script in postinst postrm; do
-    cat > "$PKG/DEBIAN/$script" <<'EOF'
-#!/bin/sh
-set -e
-command -v update-desktop-database >/dev/null && update-desktop-database -q /usr/share/applications || true
-command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t /usr/share/icons/hicolor || true
-EOF
+    {
+        echo '#!/bin/sh'
+        echo 'set -e'
+        [[ $script == postrm ]] && echo 'if [ "$1" = remove ] || [ "$1" = purge ]; then rm -rf /opt/engram; fi'
+        echo 'command -v update-desktop-database >/dev/null && update-desktop-database -q /usr/share/applications || true'
+        echo 'command -v gtk-update-icon-cache >/dev/null && gtk-update-icon-cache -q -t /usr/share/icons/hicolor || true'
+    } > "$PKG/DEBIAN/$script"
     chmod 755 "$PKG/DEBIAN/$script"
 done
 DEB="$DIST/engram_${VERSION}_${ARCH}.deb"
@@ -93,10 +125,40 @@ echo "== dpkg-deb: $DEB"
 # gzip: every dpkg reads it, and the models (most of the size) hardly compress anyway.
 dpkg-deb --root-owner-group -Zgzip --build "$PKG" "$DEB"
 
+# Every library the bundle needs is in it or in the .deb's Depends/Recommends, or the build fails.
+echo "== bundle check"
+"$PY" packaging/check_bundle.py "$DIST/engram" "$DEB"
+
 # 5. The portable archive: unpack anywhere, run engram/engram.
 TARBALL="$DIST/engram-${VERSION}-linux-$(uname -m).tar.gz"
 echo "== tar: $TARBALL"
 tar -C "$DIST" -czf "$TARBALL" engram
 
+# 6. The AppImage: an AppDir (AppRun, the desktop entry and icon at its top, the folder inside)
+#    packed as squashfs behind the AppImage type-2 runtime, which is all appimagetool does.
+APPDIR="$BUILD/Engram.AppDir"
+APPIMAGE="$DIST/Engram-${VERSION}-$(uname -m).AppImage"
+RUNTIME="${APPIMAGE_RUNTIME:-$BUILD/runtime-$(uname -m)}"
+echo "== AppDir: $APPDIR"
+rm -rf "$APPDIR" "$APPIMAGE"
+mkdir -p "$APPDIR/usr/share/applications" "$APPDIR/usr/share/icons/hicolor/256x256/apps"
+cp -a "$DIST/engram" "$APPDIR/engram"
+install -m 755 packaging/AppRun "$APPDIR/AppRun"
+install -m 644 packaging/engram.desktop "$APPDIR/engram.desktop"
+install -m 644 packaging/engram.desktop "$APPDIR/usr/share/applications/engram.desktop"
+install -m 644 "$ICONS/engram.png" "$APPDIR/engram.png"
+install -m 644 "$ICONS/engram.png" "$APPDIR/usr/share/icons/hicolor/256x256/apps/engram.png"
+ln -s engram.png "$APPDIR/.DirIcon"
+if [[ -f "$RUNTIME" ]]; then
+    echo "== AppImage: $APPIMAGE"
+    mksquashfs "$APPDIR" "$BUILD/engram.squashfs" -root-owned -noappend -comp zstd -quiet -no-progress
+    cat "$RUNTIME" "$BUILD/engram.squashfs" > "$APPIMAGE"
+    chmod 755 "$APPIMAGE"
+    rm "$BUILD/engram.squashfs"
+else
+    echo "== no AppImage: the type-2 runtime is not at $RUNTIME (set APPIMAGE_RUNTIME); the AppDir runs as is:"
+    echo "   $APPDIR/AppRun"
+fi
+
 echo "== done in $(( $(date +%s) - started )) s"
-du -sh "$DIST/engram" "$DEB" "$TARBALL"
+du -sh "$DIST/engram" "$DEB" "$TARBALL" $(ls "$APPIMAGE" 2>/dev/null)

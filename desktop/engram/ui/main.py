@@ -9,7 +9,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from engram.core.settings import Settings
-from engram.ui import language, theme
+from engram.ui import display_libraries, language, theme
 from engram.ui.backend import Backend
 from engram.ui.main_window import MainWindow
 
@@ -55,6 +55,8 @@ def create_window(data_dir: str | None = None, opener=None, ui_language: str | N
 
 
 def run_window(data_dir: str | None = None) -> int:
+    if (missing := display_libraries.problem()) is not None:   # before Qt aborts on it, unexplained
+        raise SystemExit(missing)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     window = create_window(data_dir)
     code = app.exec()
