@@ -203,12 +203,56 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>模型主动搜索</translation>
     </message>
     <message>
+        <source>before every reply</source>
+        <translation>每次回复前</translation>
+    </message>
+    <message>
+        <source>when the model asks</source>
+        <translation>模型需要时</translation>
+    </message>
+    <message>
+        <source>before every reply and when the model asks</source>
+        <translation>每次回复前及模型需要时</translation>
+    </message>
+    <message>
+        <source>only when you ask about the past</source>
+        <translation>仅在你问起过去时</translation>
+    </message>
+    <message>
         <source>{speed} tokens/s</source>
         <translation>{speed} token/秒</translation>
     </message>
     <message>
         <source>Left out to fit the budget: {parts}</source>
         <translation>为不超出预算而省略：{parts}</translation>
+    </message>
+    <message>
+        <source>Searched only when the model asks (memory search: {mode}).</source>
+        <translation>仅在模型需要时搜索（记忆搜索：{mode}）。</translation>
+    </message>
+    <message>
+        <source>Not searched: no trigger word, and not a question about you (memory search: {mode}).</source>
+        <translation>未搜索：没有触发词，也不是关于你的问题（记忆搜索：{mode}）。</translation>
+    </message>
+    <message>
+        <source>up to {count} memories from similarity {threshold}</source>
+        <translation>最多 {count} 条记忆，相似度不低于 {threshold}</translation>
+    </message>
+    <message>
+        <source>Searched before the reply (memory search: {mode}): {reach}.</source>
+        <translation>已在回复前搜索（记忆搜索：{mode}）：{reach}。</translation>
+    </message>
+    <message>
+        <source>it says {words}</source>
+        <translation>其中提到 {words}</translation>
+    </message>
+    <message>
+        <source>it is a question about you</source>
+        <translation>这是关于你的问题</translation>
+    </message>
+    <message>
+        <source>Searched before the reply, wider because your message asks about the past ({signs}; memory search: {mode}): {reach}.</source>
+        <translation>已在回复前搜索，且范围更广，因为你的消息问起了过去（{signs}；记忆搜索：{mode}）：{reach}。</translation>
     </message>
     <message>
         <source>Context of reply #{id}</source>
@@ -387,6 +431,105 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
 </context>
 <context>
+    <name>IntegrationsPage</name>
+    <message>
+        <source>claude_desktop_config.json (in Claude Desktop: Settings › Developer › Edit Config)</source>
+        <translation>claude_desktop_config.json（在 Claude Desktop 的设置 › 开发者中点“编辑配置”）</translation>
+    </message>
+    <message>
+        <source>.vscode/mcp.json in a workspace (or, in VS Code, the command “MCP: Open User Configuration”)</source>
+        <translation>工作区中的 .vscode/mcp.json（或在 VS Code 中运行命令“MCP: Open User Configuration”）</translation>
+    </message>
+    <message>
+        <source>~/.cursor/mcp.json (or .cursor/mcp.json in a project)</source>
+        <translation>~/.cursor/mcp.json（或项目中的 .cursor/mcp.json）</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible API</source>
+        <translation>OpenAI 兼容 API</translation>
+    </message>
+    <message>
+        <source>Run an OpenAI-compatible API on this computer while Engram is open</source>
+        <translation>Engram 打开时，在本机运行 OpenAI 兼容 API</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Regenerate…</source>
+        <translation>重新生成…</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Point any OpenAI client at the address above with this key and the model “engram”: replies go through Engram&apos;s memory. Only this computer can connect.</source>
+        <translation>在任意 OpenAI 客户端中填入上面的地址、此密钥和模型“engram”，回复就会经过 Engram 的记忆。只有本机可以连接。</translation>
+    </message>
+    <message>
+        <source>MCP (Claude Desktop, VS Code, Cursor and other MCP clients)</source>
+        <translation>MCP（Claude Desktop、VS Code、Cursor 及其他 MCP 客户端）</translation>
+    </message>
+    <message>
+        <source>Read only (the client can search and read, not add or forget)</source>
+        <translation>只读（客户端只能搜索和读取，不能添加或遗忘）</translation>
+    </message>
+    <message>
+        <source>MCP client</source>
+        <translation>MCP 客户端</translation>
+    </message>
+    <message>
+        <source>Copy configuration</source>
+        <translation>复制配置</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Listening on {url}</source>
+        <translation>正在监听 {url}</translation>
+    </message>
+    <message>
+        <source>Not running: {why}</source>
+        <translation>未运行：{why}</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>Paste into {where}; the client starts Engram&apos;s MCP server itself.</source>
+        <translation>粘贴到 {where}；客户端会自行启动 Engram 的 MCP 服务器。</translation>
+    </message>
+    <message>
+        <source>Regenerate the API key</source>
+        <translation>重新生成 API 密钥</translation>
+    </message>
+    <message>
+        <source>Programs using the current key will be refused until they are given the new one. Make a new key?</source>
+        <translation>使用当前密钥的程序将被拒绝，直到为它们换上新密钥。要生成新密钥吗？</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>stopped</source>
@@ -411,6 +554,18 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Context</source>
         <translation>上下文</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Import conversations…</source>
+        <translation>导入对话…</translation>
+    </message>
+    <message>
+        <source>Export everything…</source>
+        <translation>导出全部…</translation>
     </message>
     <message>
         <source>Copied to the clipboard</source>
@@ -584,6 +739,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>文件 {path}</translation>
     </message>
     <message>
+        <source>added by {client} through MCP</source>
+        <translation>由 {client} 通过 MCP 添加</translation>
+    </message>
+    <message>
         <source>added without a source</source>
         <translation>未注明</translation>
     </message>
@@ -696,6 +855,90 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>It is stored nowhere.</source>
         <translation>没有任何地方存有它。</translation>
+    </message>
+    <message>
+        <source>chat title</source>
+        <translation>对话标题</translation>
+    </message>
+    <message>
+        <source>chat folder</source>
+        <translation>对话文件夹</translation>
+    </message>
+    <message>
+        <source>turn record</source>
+        <translation>轮次记录</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>memory history</source>
+        <translation>记忆历史</translation>
+    </message>
+    <message>
+        <source>background job</source>
+        <translation>后台任务</translation>
+    </message>
+    <message>
+        <source>file name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <source>trash folder</source>
+        <translation>回收站文件夹</translation>
+    </message>
+    <message>
+        <source>trash file</source>
+        <translation>回收站文件</translation>
+    </message>
+    <message>
+        <source>chat {session}</source>
+        <translation>对话 {session}</translation>
+    </message>
+    <message>
+        <source>chat {session}: folder {folder}</source>
+        <translation>对话 {session}：文件夹 {folder}</translation>
+    </message>
+    <message>
+        <source>chat {session}, message #{message}</source>
+        <translation>对话 {session}，消息 #{message}</translation>
+    </message>
+    <message>
+        <source>chat {session}, turn record #{turn}</source>
+        <translation>对话 {session}，轮次记录 #{turn}</translation>
+    </message>
+    <message>
+        <source>memory #{memory} ({kind})</source>
+        <translation>记忆 #{memory}（{kind}）</translation>
+    </message>
+    <message>
+        <source>memory #{memory}, change #{change}</source>
+        <translation>记忆 #{memory}，更改 #{change}</translation>
+    </message>
+    <message>
+        <source>background job #{job}</source>
+        <translation>后台任务 #{job}</translation>
+    </message>
+    <message>
+        <source>preference {key}</source>
+        <translation>偏好 {key}</translation>
+    </message>
+    <message>
+        <source>chat {session}: {name}</source>
+        <translation>对话 {session}：{name}</translation>
+    </message>
+    <message>
+        <source>chat {session}: file name {name}</source>
+        <translation>对话 {session}：文件名 {name}</translation>
+    </message>
+    <message>
+        <source>trash: {name}</source>
+        <translation>回收站：{name}</translation>
+    </message>
+    <message>
+        <source>trash: file name {name}</source>
+        <translation>回收站：文件名 {name}</translation>
     </message>
     <message>
         <source>Forget everywhere</source>
@@ -951,16 +1194,139 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <source>Remove model</source>
         <translation>移除模型</translation>
     </message>
-    <message>
-        <source>Fix:</source>
-        <translation>解决办法：</translation>
-    </message>
 </context>
 <context>
     <name>Notice</name>
     <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>PortingDialog</name>
+    <message>
+        <source>ChatGPT export (.zip or conversations.json)</source>
+        <translation>ChatGPT 导出文件（.zip 或 conversations.json）</translation>
+    </message>
+    <message>
+        <source>Claude export (.zip or conversations.json)</source>
+        <translation>Claude 导出文件（.zip 或 conversations.json）</translation>
+    </message>
+    <message>
+        <source>A folder of markdown files (one chat each)</source>
+        <translation>存放 Markdown 文件的文件夹（每个文件一个对话）</translation>
+    </message>
+    <message>
+        <source>An Engram export (.json)</source>
+        <translation>Engram 导出文件（.json）</translation>
+    </message>
+    <message>
+        <source>One JSON file</source>
+        <translation>单个 JSON 文件</translation>
+    </message>
+    <message>
+        <source>A folder of markdown files</source>
+        <translation>存放 Markdown 文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Import conversations</source>
+        <translation>导入对话</translation>
+    </message>
+    <message>
+        <source>Export everything</source>
+        <translation>导出全部</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>As</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>File or folder</source>
+        <translation>文件或文件夹</translation>
+    </message>
+    <message>
+        <source>Save to</source>
+        <translation>保存到</translation>
+    </message>
+    <message>
+        <source>Each conversation becomes a chat with its own dates, and its messages become memories. Importing the same file again adds nothing.</source>
+        <translation>导入的每段对话都会成为一个保留原有日期的对话，其中的消息会成为记忆。再次导入同一文件不会重复添加。</translation>
+    </message>
+    <message>
+        <source>Your chats with their messages and files, your memories with where each came from and its history, and your preferences.</source>
+        <translation>你的对话（含消息和文件）、你的记忆（含每条的来源和历史）以及你的偏好。</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Folder of markdown files</source>
+        <translation>存放 Markdown 文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Export file</source>
+        <translation>导出文件</translation>
+    </message>
+    <message>
+        <source>Exports (*.zip *.json);;All files (*)</source>
+        <translation>导出文件 (*.zip *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>An empty folder for the export</source>
+        <translation>用于导出的空文件夹</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Choose a file or folder first.</source>
+        <translation>请先选择文件或文件夹。</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Reading… {count} conversation(s) imported</source>
+        <translation>正在读取…已导入 {count} 个对话</translation>
+    </message>
+    <message>
+        <source>Archiving into memory: {done} of {total} conversation(s)</source>
+        <translation>正在归档到记忆：{done} / {total} 个对话</translation>
+    </message>
+    <message>
+        <source>Writing chat {done} of {total}</source>
+        <translation>正在写入对话 {done} / {total}</translation>
+    </message>
+    <message>
+        <source>Archiving into memory goes on in the background (see the memory health below the chat).</source>
+        <translation>归档到记忆的工作会在后台继续（可在对话下方查看记忆状态）。</translation>
+    </message>
+    <message>
+        <source>Wrote {path}: {sessions} chat(s), {messages} message(s), {memories} memories.</source>
+        <translation>已写入 {path}：{sessions} 个对话，{messages} 条消息，{memories} 条记忆。</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
     </message>
 </context>
 <context>
@@ -1145,6 +1511,26 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>内置演示模型（SmolLM2 135M Instruct：很小，用于试用 Engram；仅英文，不能使用工具）</translation>
     </message>
     <message>
+        <source>Only when you ask about the past</source>
+        <translation>仅在你问起过去时</translation>
+    </message>
+    <message>
+        <source>Keep them as written</source>
+        <translation>按原样保留</translation>
+    </message>
+    <message>
+        <source>Mask them before they are stored</source>
+        <translation>存储前先遮盖</translation>
+    </message>
+    <message>
+        <source>Session files and memory search as tools the model may call; small models cannot call them.</source>
+        <translation>将对话文件和记忆搜索作为模型可调用的工具；小模型无法调用。</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
         <source>The bundled multilingual-e5-small (Chinese, English and more)</source>
         <translation>内置的 multilingual-e5-small（中文、英文及更多语言）</translation>
     </message>
@@ -1165,8 +1551,16 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>每隔几条消息，对话模型会从你说的话中记下事实、偏好和任务，保存为你可以查看和编辑的记忆。</translation>
     </message>
     <message>
+        <source>E-mail addresses, phone, ID, card, IBAN and passport-like numbers in what you write.</source>
+        <translation>你所写内容中的电子邮件地址，以及电话、身份证、银行卡、IBAN 和护照之类的号码。</translation>
+    </message>
+    <message>
         <source>Search memories</source>
         <translation>搜索记忆</translation>
+    </message>
+    <message>
+        <source>Trigger words</source>
+        <translation>触发词</translation>
     </message>
     <message>
         <source>Max recalled memories</source>
@@ -1195,6 +1589,10 @@ Its messages, its context records and the memories taken from it are forgotten f
     <message>
         <source>Note facts and preferences</source>
         <translation>记下事实和偏好</translation>
+    </message>
+    <message>
+        <source>Sensitive details</source>
+        <translation>敏感信息</translation>
     </message>
     <message>
         <source>System prompt</source>
@@ -1283,6 +1681,10 @@ Its messages, its context records and the memories taken from it are forgotten f
     <message>
         <source>Data</source>
         <translation>数据</translation>
+    </message>
+    <message>
+        <source>Integrations</source>
+        <translation>集成</translation>
     </message>
     <message>
         <source>Engram&apos;s data is not open, so only the data folder can be changed.</source>
@@ -1480,6 +1882,29 @@ The chat is paused while the files are copied and checked.</source>
     <message>
         <source>Memory work errors</source>
         <translation>记忆任务错误</translation>
+    </message>
+</context>
+<context>
+    <name>TriggerWordsEdit</name>
+    <message>
+        <source>English (whole words)</source>
+        <translation>英文（整词匹配）</translation>
+    </message>
+    <message>
+        <source>Chinese (anywhere)</source>
+        <translation>中文（任意位置匹配）</translation>
+    </message>
+    <message>
+        <source>A message with one of these words, or a question about you (“What is my dog’s name?”), asks about the past: with “Only when you ask about the past” it is the only kind of message that searches your memories; otherwise such a message recalls more of them.</source>
+        <translation>含有其中某个词的消息，或关于你的问题（如“我的狗叫什么名字？”），都算问起过去：选择“仅在你问起过去时”时，只有这类消息会搜索你的记忆；否则，这类消息会召回更多记忆。</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Default</source>
+        <translation>默认</translation>
     </message>
 </context>
 </TS>
