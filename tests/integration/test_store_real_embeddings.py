@@ -47,9 +47,10 @@ def test_a_query_is_embedded_as_a_query_and_a_memory_as_a_passage(real_embedder)
     assert np.isclose(np.linalg.norm(as_query), 1.0, atol=1e-4) and as_query @ as_memory < 0.99
 
 
-def test_batch_equals_one_by_one(real_embedder):
+def test_batch_equals_one_by_one(real_embedder, monkeypatch):
     """The same vector, up to rounding: llama.cpp's Q4_0 kernels sum in another order for a batch
     (cosine 0.99996 measured); texts of one batch leaking into each other would cost far more."""
+    monkeypatch.setattr(real_embedder, "RECENT", 0)   # each text computed anew, not recalled
     texts = ["alpha beta", "a longer sentence about cooking pasta", "花生"]
     batched = real_embedder.embed(texts)
     single = np.vstack([real_embedder.embed([t]) for t in texts])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -85,17 +86,25 @@ def normalise_rows(vectors: np.ndarray) -> np.ndarray:
 class GGUFEmbedder:
     """An embedding model (e.g. the bundled multilingual-e5-small) run by llama-cpp-python."""
 
-    # Texts per llama.cpp call: sequences in one batch attend to each other's tokens (masked, but
-    # computed), so large groups are slower per text; 2-4 measured fastest on a 2-core CPU.
+    # Texts per llama.cpp call. With flash attention the masked pairs of two texts in one call are
+    # skipped, so a group costs what its texts cost alone, less the per-call overhead; without it
+    # they were computed, and 4 texts cost 25% more CPU per text than one (resources/models/README.md).
     GROUP = 4
+    # Vectors of the texts embedded last, by their prefixed text: a question asked again, or "ok" and
+    # "好的" said in many chats, is not computed again (384 floats a text: 1.5 MB for 1024).
+    RECENT = 1024
 
     def __init__(self, path: str | os.PathLike, n_threads: int | None = None):
         self.path = check_model_file(path, "embedding")
         self.name = Path(self.path).stem
         self.fingerprint = fingerprint(self.path)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-embed")
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()   # used on the worker thread only
+        # Half the cores (at most 4): llama.cpp's threads spin while waiting, and on a busy machine
+        # more threads than free cores made embedding five times slower, not faster.
+        self.threads = n_threads or max(1, min(4, (os.cpu_count() or 2) // 2))
         started = time.perf_counter()
-        self._llm = self._worker.submit(self._load, n_threads).result()
+        self._llm = self._worker.submit(self._load).result()
         self.load_seconds = time.perf_counter() - started
         self.dimensions = self._llm.n_embd()
         self.context_tokens = self._llm.n_ctx()
@@ -103,19 +112,18 @@ class GGUFEmbedder:
         self.query_prefix, self.document_prefix = traits.query_prefix, traits.document_prefix
         self.unrelated_similarity = traits.unrelated_similarity
 
-    def _load(self, n_threads: int | None):
+    def _load(self):
         from llama_cpp import Llama  # imported here: loading the library costs time at start-up
 
-        # Half the cores (at most 4): llama.cpp's threads spin while waiting, and on a busy machine
-        # more threads than free cores made embedding five times slower, not faster.
-        threads = n_threads or max(1, min(4, (os.cpu_count() or 2) // 2))
+        threads = self.threads
         try:
             # The batch must not exceed the trained context: llama-cpp-python truncates texts to
             # n_batch tokens, and positions past the trained context abort the process in ggml.
             context = 512
             while True:
                 llm = Llama(model_path=str(self.path), embedding=True, verbose=False, n_ctx=context,
-                            n_batch=context, n_ubatch=context, n_threads=threads, n_threads_batch=threads)
+                            n_batch=context, n_ubatch=context, n_threads=threads, n_threads_batch=threads,
+                            flash_attn=True)
                 trained = llm._model.n_ctx_train()
                 if 0 < trained < context:
                     llm.close()
@@ -143,10 +151,17 @@ class GGUFEmbedder:
     def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), self.GROUP):
-            vectors.extend(self._llm.embed(texts[start:start + self.GROUP], normalize=False, truncate=True))
-        return normalise_rows(np.array(vectors))
+        known = {text: self._recent[text] for text in texts if text in self._recent}
+        fresh = [text for text in dict.fromkeys(texts) if text not in known]   # each distinct text once
+        for start in range(0, len(fresh), self.GROUP):
+            group = fresh[start:start + self.GROUP]
+            known.update(zip(group, normalise_rows(np.array(self._llm.embed(group, normalize=False, truncate=True)))))
+        for text in texts:
+            self._recent[text] = known[text]
+            self._recent.move_to_end(text)
+        while len(self._recent) > self.RECENT:
+            self._recent.popitem(last=False)
+        return np.stack([known[text] for text in texts])
 
     def close(self) -> None:
         self._worker.submit(self._llm.close).result()
