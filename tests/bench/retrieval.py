@@ -35,11 +35,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # llama.cpp's OpenMP thread
 import argparse
 import dataclasses
 import json
+import itertools
 import lzma
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -171,11 +172,12 @@ def evaluate_locomo(run: Run, data_dir: Path, conversations: int, modes: dict[st
                                        "message", source={"dia_id": turn["dia_id"], "speaker": turn["speaker"]},
                                        created_at=iso(when)))
         run.ingest(items)
+        asked = items[-1].created_at   # questions come after the last session (LoCoMo gives no date)
         for qa in sample["qa"]:
             evidence = normalise_dia_ids(qa["evidence"])
             category = LOCOMO_CATEGORIES[qa["category"]]
             for mode, options in modes.items():
-                hits = run.search(mode, options, qa["question"], Scope(user=user))
+                hits = run.search(mode, dataclasses.replace(options, now=asked), qa["question"], Scope(user=user))
                 units = [normalise_dia_ids([h.memory.source["dia_id"]]) for h in hits]
                 for k in LOCOMO_KS:
                     value = unit_recall(units, evidence, k)
@@ -198,21 +200,26 @@ def print_locomo(table: dict) -> None:
 # -- LongMemEval_S -----------------------------------------------------------------------------
 
 def load_longmemeval(data_dir: Path, limit: int | None) -> list[dict]:
+    """The questions with user-side evidence; ``limit`` of them taken in turn from each question
+    type (in the file's order), so that a subset covers every type alike."""
     with lzma.open(data_dir / "longmemeval_s_498.json.xz") as f:
         questions = json.load(f)
-    kept = []
+    by_type: dict[str, list[dict]] = defaultdict(list)
     for q in questions:
         if "_abs" in q["question_id"]:
             continue
         if not any(turn.get("has_answer") for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"])
                    if "answer" in sid for turn in session if turn["role"] == "user"):
             continue
-        kept.append(q)
+        by_type[q["question_type"]].append(q)
+    kept = [q for turn in itertools.zip_longest(*by_type.values()) for q in turn if q is not None]
     return kept[:limit] if limit else kept
 
 
 def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dict[str, SearchOptions]) -> dict:
-    """Per question a fresh database and user holding its haystack's user turns; then the question."""
+    """Per question a fresh database and user holding its haystack's user turns; then the question,
+    asked on its own date (recency and validity are measured from it). Scores overall and per
+    question type ("<type>:<metric>")."""
     questions = load_longmemeval(data_dir, limit)
     scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in modes}
     for q in questions:
@@ -220,7 +227,7 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
         run.open(user)
         items, gold_sessions, gold_turns = [], set(), set()
         for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
-            when = iso(datetime.strptime(date, "%Y/%m/%d (%a) %H:%M"))
+            when = lme_time(date)
             for index, turn in enumerate(session):
                 if turn["role"] != "user" or not turn["content"].strip():
                     continue
@@ -232,25 +239,57 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
                                        source={"key": key}, created_at=when))
         run.ingest(items)
         for mode, options in modes.items():
-            hits = run.search(mode, options, q["question"], Scope(user=user))
+            hits = run.search(mode, dataclasses.replace(options, now=lme_time(q["question_date"])), q["question"],
+                              Scope(user=user))
             turns = [h.memory.source["key"] for h in hits]
             sessions = list(dict.fromkeys(key.split("#")[0] for key in turns))
             for level, ranked, gold in (("session", sessions, gold_sessions), ("turn", turns, gold_turns)):
                 for k in LME_KS:
-                    scores[mode][f"{level}_recall_any@{k}"].append(recall_any(ranked, gold, k))
-                    scores[mode][f"{level}_recall_all@{k}"].append(recall_all(ranked, gold, k))
-                    scores[mode][f"{level}_ndcg_any@{k}"].append(ndcg_any(ranked, gold, k))
+                    for metric, value in (("recall_any", recall_any(ranked, gold, k)),
+                                          ("recall_all", recall_all(ranked, gold, k)),
+                                          ("ndcg_any", ndcg_any(ranked, gold, k))):
+                        scores[mode][f"{level}_{metric}@{k}"].append(value)
+                        scores[mode][f"{q['question_type']}:{level}_{metric}@{k}"].append(value)
     return {mode: {key: round(mean(v), 4) for key, v in table.items()} | {"questions": len(questions)}
             for mode, table in scores.items()}
 
 
-def print_longmemeval(table: dict) -> None:
+def lme_time(date: str) -> str:
+    return iso(datetime.strptime(date, "%Y/%m/%d (%a) %H:%M"))
+
+
+LME_COLUMNS = [f"{level}_{metric}@{k}" for level in ("session", "turn") for metric in ("recall_any", "recall_all",
+                                                                                     "ndcg_any") for k in LME_KS]
+LME_TYPE_COLUMNS = ("session_recall_any@5", "session_recall_all@5", "turn_recall_any@5", "turn_recall_all@10")
+
+
+def print_longmemeval(table: dict, questions: list[dict]) -> None:
     print("\nLongMemEval_S (questions with user-side evidence)")
-    columns = [f"{level}_{metric}@{k}" for level in ("session", "turn") for metric in ("recall_any", "recall_all",
-                                                                                       "ndcg_any") for k in LME_KS]
-    print(f"{'mode':<14}" + "".join(f"{c.replace('session_', 's_').replace('turn_', 't_'):>17}" for c in columns))
+    print(f"{'mode':<14}" + "".join(f"{c.replace('session_', 's_').replace('turn_', 't_'):>17}" for c in LME_COLUMNS))
     for mode, row in table.items():
-        print(f"{mode:<14}" + "".join(f"{row.get(c, float('nan')):>17.3f}" for c in columns))
+        print(f"{mode:<14}" + "".join(f"{row.get(c, float('nan')):>17.3f}" for c in LME_COLUMNS))
+    counts = Counter(q["question_type"] for q in questions)
+    print("per question type (questions)")
+    print(f"{'mode':<14}{'type':<28}" + "".join(f"{c.replace('session_', 's_').replace('turn_', 't_'):>17}"
+                                                for c in LME_TYPE_COLUMNS))
+    for mode, row in table.items():
+        for kind, count in counts.items():
+            print(f"{mode:<14}{f'{kind} ({count})':<28}"
+                  + "".join(f"{row.get(f'{kind}:{c}', float('nan')):>17.3f}" for c in LME_TYPE_COLUMNS))
+
+
+def by_group(table: dict) -> dict:
+    """A mode's flat scores ("<group>:<metric>" or "<group>@<k>") as {group: {metric: score}}, for --json."""
+    grouped: dict[str, dict] = defaultdict(dict)
+    for key, value in table.items():
+        if ":" in key:
+            group, metric = key.split(":", 1)
+        elif "@" in key:
+            group, metric = key.split("@", 1)[0], "recall@" + key.split("@", 1)[1]
+        else:
+            continue
+        grouped[group][metric] = value
+    return dict(grouped)
 
 
 # -- Chinese: MemDaily and the zero-overlap cases ---------------------------------------------
@@ -355,6 +394,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.locomo:
             run = Run("locomo", embedder, Path(folder))
             report["locomo"] = evaluate_locomo(run, args.data, args.locomo, modes)
+            report["locomo_by_category"] = {mode: by_group(row) for mode, row in report["locomo"].items()}
             report["locomo_figures"] = run.figures()
             print_locomo(report["locomo"])
             print_figures("LoCoMo", report["locomo_figures"], embedder)
@@ -362,8 +402,9 @@ def main(argv: list[str] | None = None) -> None:
             embedder.hits = embedder.misses = 0
             run = Run("longmemeval", embedder, Path(folder))
             report["longmemeval"] = evaluate_longmemeval(run, args.data, args.longmemeval, modes)
+            report["longmemeval_by_type"] = {mode: by_group(row) for mode, row in report["longmemeval"].items()}
             report["longmemeval_figures"] = run.figures()
-            print_longmemeval(report["longmemeval"])
+            print_longmemeval(report["longmemeval"], load_longmemeval(args.data, args.longmemeval))
             print_figures("LongMemEval_S", report["longmemeval_figures"], embedder)
         if args.chinese:
             embedder.hits = embedder.misses = 0

@@ -21,7 +21,7 @@ from engram.core.db import Database
 from engram.core.errors import NotFound
 from engram.core.memory_options import MemoryOptions, session_scope
 from engram.core.recall import FENCE, block
-from engram.core.records import Actor, Kind, Memory, now_iso, wording
+from engram.core.records import DISTILLED_KINDS, Actor, Kind, Memory, now_iso, wording
 from engram.core.search import SearchOptions
 from engram.core.sessions import Message, Session, Sessions
 from engram.core.store import MemoryStore
@@ -36,7 +36,6 @@ RELATED = 0.3              # least cosine similarity for a stored memory found b
 EXTRACT_TOKENS = 400
 NOTE_CHARS = 200           # longest memory the model may write
 SHOWN_CHARS = 300          # an assistant reply or a stored memory is shown up to this length
-DISTILLED_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.TASK)
 
 EXTRACT = (
     "You keep notes about the person you talk with, for later conversations. From the conversation,"

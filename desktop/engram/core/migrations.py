@@ -232,6 +232,11 @@ INSERT INTO outbox(kind, next_attempt_at, created_at, updated_at)
 ALTER TABLE memory_history ADD COLUMN user TEXT;
 UPDATE memory_history SET user = (SELECT m.user FROM memories m WHERE m.id = memory_history.memory_id);
 """),
+    Migration(12, "message_keys", """
+-- A distilled note names the messages it came from (source_ids); search lets it find their
+-- archived memories (kind message, source_ids the one message), one index probe each.
+CREATE INDEX memories_by_message ON memories(user, source_ids) WHERE kind = 'message';
+"""),
 ]
 
 
