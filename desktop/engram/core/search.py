@@ -33,9 +33,9 @@ joins the candidates): a question worded like the note finds the person's own wo
 
 Standing (``rank``): what a memory's record says beside its text, each feature from 0 to 1 with
 a weight: importance (0.5, the default, is neutral), pinning, recency (halving every
-``recency_half_life_days`` before ``now``) and heat (recalled often and lately). They add their
-weighted share of the score above the crowd, so they order memories that match alike and never
-lift one that does not match. A superseded or expired memory is left out unless history is
+``recency_half_life_days`` before ``now``) and heat (recalled often and lately). They multiply
+the relevance (by 1 + the weighted sum), so they order memories that match alike and cannot
+lift one that does not match at all. A superseded or expired memory is left out unless history is
 asked for (``include_superseded``); then it counts ``history_weight`` of its score, so the
 current one comes first.
 """
@@ -85,7 +85,7 @@ class SearchOptions:
     session_weight: float = 0.3      # share of the best score in its session a memory earns
     context_candidates: int = 100    # best fused candidates whose neighbouring turns share their score
     key_weight: float = 1.0          # share of a distilled note's score the messages it came from earn
-    # Standing (see rank): each feature's share of the score above the crowd, at its fullest.
+    # Standing (see rank): what each feature adds to 1 at its fullest, the relevance's multiplier.
     importance_weight: float = 0.2   # importance 1 adds it, 0 takes it away, 0.5 (the default) neither
     pinned_weight: float = 0.3
     recency_weight: float = 0.1
@@ -183,7 +183,7 @@ def hybrid_search(store: "MemoryStore", query: str, scope: Scope, options: Searc
         fused = with_context(store, fused, scope, options, crowd)
         best_possible *= 1 + 2 * options.neighbour_weight + options.session_weight
     if fused:
-        fused = rank(store, fused, options, crowd)
+        fused = rank(store, fused, options)
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
 
     words_rank = {i: r for r, i in enumerate(words_ids, start=1)}
@@ -283,7 +283,7 @@ _CURRENT = ("{m}.superseded_by IS NULL AND ({m}.valid_to IS NULL OR {m}.valid_to
             " AND ({m}.valid_from IS NULL OR {m}.valid_from <= ?)")
 
 
-def rank(store: "MemoryStore", fused: dict[int, float], options: SearchOptions, crowd: float = 0.0) -> dict[int, float]:
+def rank(store: "MemoryStore", fused: dict[int, float], options: SearchOptions) -> dict[int, float]:
     """The final scores: each candidate's relevance (fused, with its context) composed with its
     standing. Candidates that are not current are left out, or, when history is asked for, keep
     ``history_weight`` of their score."""
@@ -298,10 +298,9 @@ def rank(store: "MemoryStore", fused: dict[int, float], options: SearchOptions, 
     for memory_id, importance, pinned, created_at, access_count, last_accessed_at, current in rows:
         if not current and not options.include_superseded:
             continue
-        relevance = fused[memory_id]
         features = standing(importance, pinned, created_at, access_count, last_accessed_at, moment,
                             options.recency_half_life_days)
-        score = relevance + max(0.0, relevance - crowd) * sum(weights[name] * value for name, value in features.items())
+        score = fused[memory_id] * (1 + sum(weights[name] * value for name, value in features.items()))
         scores[memory_id] = score if current else score * options.history_weight
     return scores
 
