@@ -82,6 +82,9 @@ MODES: dict[str, SearchOptions] = {
     "+session": dataclasses.replace(DEFAULT, neighbour_weight=0.0),
     "default": DEFAULT,
     "words+context": dataclasses.replace(DEFAULT, mode="words"),
+    "-standing": dataclasses.replace(DEFAULT, importance_weight=0.0, pinned_weight=0.0, recency_weight=0.0,
+                                     heat_weight=0.0),
+    "-keys": dataclasses.replace(DEFAULT, key_weight=0.0),
 }
 
 
@@ -154,31 +157,44 @@ def locomo_turn_text(turn: dict) -> str:
     return text
 
 
-def evaluate_locomo(run: Run, data_dir: Path, conversations: int, modes: dict[str, SearchOptions]) -> dict:
-    """Each conversation in its own database, as one user; then its questions through every mode."""
+def evaluate_locomo(run: Run, data_dir: Path, conversations: int, modes: dict[str, SearchOptions],
+                    keys: str = "none") -> dict:
+    """Each conversation in its own database, as one user; then its questions through every mode.
+    With keys "observation", LoCoMo's own per-session facts (written by a strong model, each with
+    the turns it came from) are stored as distilled notes of those turns: fact-augmented keys.
+    A hit's unit is its turn, a note's the turns it came from; a unit already ranked is skipped."""
     samples = json.loads((data_dir / "locomo10.json").read_text())[:conversations]
     scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in modes}
     for number, sample in enumerate(samples):
         user = f"locomo-{number}"
         run.open(user)
         conversation = sample["conversation"]
-        items = []
+        items, notes, position = [], [], {}
         sessions = sorted(int(key.split("_")[1]) for key in conversation
                           if key.startswith("session_") and not key.endswith("date_time"))
         for session in sessions:
             when = datetime.strptime(conversation[f"session_{session}_date_time"], "%I:%M %p on %d %B, %Y")
+            scope = Scope("bench", "", user, f"session_{session}")
             for turn in conversation[f"session_{session}"]:
-                items.append(NewMemory(locomo_turn_text(turn), Scope("bench", "", user, f"session_{session}"),
-                                       "message", source={"dia_id": turn["dia_id"], "speaker": turn["speaker"]},
+                position[turn["dia_id"]] = len(items) + 1     # the turn's message id, as the archive keeps it
+                items.append(NewMemory(locomo_turn_text(turn), scope, "message", source_ids=(len(items) + 1,),
+                                       source={"dia_id": turn["dia_id"], "speaker": turn["speaker"]},
                                        created_at=iso(when)))
-        run.ingest(items)
+            if keys == "observation":
+                for facts in sample["observation"].get(f"session_{session}_observation", {}).values():
+                    for text, dia_ids in facts:
+                        dia_ids = normalise_dia_ids([dia_ids] if isinstance(dia_ids, str) else dia_ids)
+                        notes.append(NewMemory(text, scope, "fact", source={"dia_ids": dia_ids}, created_at=iso(when),
+                                               source_ids=tuple(position[d] for d in dia_ids if d in position)))
+        run.ingest(items + notes)
         asked = items[-1].created_at   # questions come after the last session (LoCoMo gives no date)
         for qa in sample["qa"]:
             evidence = normalise_dia_ids(qa["evidence"])
             category = LOCOMO_CATEGORIES[qa["category"]]
             for mode, options in modes.items():
                 hits = run.search(mode, dataclasses.replace(options, now=asked), qa["question"], Scope(user=user))
-                units = [normalise_dia_ids([h.memory.source["dia_id"]]) for h in hits]
+                units = list(dict.fromkeys(tuple(normalise_dia_ids(h.memory.source.get("dia_ids")
+                                                                   or [h.memory.source["dia_id"]])) for h in hits))
                 for k in LOCOMO_KS:
                     value = unit_recall(units, evidence, k)
                     scores[mode][f"{category}@{k}"].append(value)
@@ -370,6 +386,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench-data",
                         help="the bench-data folder (default: ../shared/bench-data beside the repository)")
     parser.add_argument("--locomo", type=int, default=10, help="conversations (0 skips LoCoMo)")
+    parser.add_argument("--keys", choices=("none", "observation"), default="none",
+                        help="LoCoMo: also store its per-session observations as notes of their turns")
     parser.add_argument("--longmemeval", type=int, default=None, help="questions (0 skips; default all)")
     parser.add_argument("--chinese", type=int, default=0,
                         help="MemDaily trajectories (0 skips the Chinese sets; 600 takes minutes)")
@@ -381,19 +399,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--model", type=Path, default=BUNDLED_EMBEDDING_MODEL)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--set", nargs="+", default=[], metavar="OPTION=VALUE",
+                        help="change SearchOptions in every mode, for tuning (e.g. recency_weight=0.2)")
     parser.add_argument("--cached-queries", action="store_true",
                         help="take query vectors from the cache too (quick reruns); the model's query embedding"
                              " time is then measured apart on a sample")
     args = parser.parse_args(argv)
 
     embedder = CachedEmbedder(GGUFEmbedder(args.model, n_threads=args.threads), cache_single=args.cached_queries)
-    modes = {name: MODES[name] for name in args.modes}
+    changed = {name: float(value) for name, value in (item.split("=", 1) for item in args.set)}
+    modes = {name: dataclasses.replace(MODES[name], **changed) for name in args.modes}
     report: dict = {"model": embedder.name, "fingerprint": embedder.fingerprint,
-                    "default_options": dataclasses.asdict(SearchOptions())}
+                    "default_options": dataclasses.asdict(SearchOptions()), "changed_options": changed}
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as folder:
         if args.locomo:
             run = Run("locomo", embedder, Path(folder))
-            report["locomo"] = evaluate_locomo(run, args.data, args.locomo, modes)
+            report["locomo"] = evaluate_locomo(run, args.data, args.locomo, modes, args.keys)
+            report["locomo_keys"] = args.keys
             report["locomo_by_category"] = {mode: by_group(row) for mode, row in report["locomo"].items()}
             report["locomo_figures"] = run.figures()
             print_locomo(report["locomo"])
