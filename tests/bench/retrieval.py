@@ -82,9 +82,9 @@ MODES: dict[str, SearchOptions] = {
     "+session": dataclasses.replace(DEFAULT, neighbour_weight=0.0),
     "default": DEFAULT,
     "words+context": dataclasses.replace(DEFAULT, mode="words"),
-    "-standing": dataclasses.replace(DEFAULT, importance_weight=0.0, pinned_weight=0.0, recency_weight=0.0,
-                                     heat_weight=0.0),
-    "-keys": dataclasses.replace(DEFAULT, key_weight=0.0),
+    "no-standing": dataclasses.replace(DEFAULT, importance_weight=0.0, pinned_weight=0.0, recency_weight=0.0,
+                                       heat_weight=0.0),
+    "no-keys": dataclasses.replace(DEFAULT, key_weight=0.0),
 }
 
 

@@ -107,7 +107,8 @@ class SearchOptions:
             try:   # one spelling, so that it compares with the stored times as text
                 object.__setattr__(self, "now", _iso(_moment(self.now)))
             except (TypeError, ValueError):
-                raise InvalidInput(f"{self.now!r} is not a moment", hint="write it as ISO 8601, e.g. 2024-05-01T12:00:00Z") from None
+                raise InvalidInput(f"{self.now!r} is not a moment",
+                                   hint="write it as ISO 8601, e.g. 2024-05-01T12:00:00Z") from None
         object.__setattr__(self, "kinds", tuple(parse_kind(kind).value for kind in self.kinds))
 
     @property
