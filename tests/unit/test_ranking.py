@@ -36,9 +36,10 @@ def test_the_more_important_and_the_pinned_memory_come_first(store, mode):
 
 def test_the_newer_memory_comes_first_as_seen_from_the_moment_asked(store):
     older, newer = twins(store, {"created_at": "2024-01-01T09:00:00.000Z"}, {"created_at": "2024-06-01T09:00:00.000Z"})
-    assert order(store, recency_weight=0.1, now="2024-07-01T00:00:00Z") == [newer, older]
+    default = SearchOptions().recency_weight
+    assert order(store, recency_weight=default, now="2024-07-01T00:00:00Z") == [newer, older]
     # before the newer one was said, it is not yet valid: the older one is all there is
-    assert order(store, recency_weight=0.1, now="2024-03-01T00:00:00+00:00") == [older]
+    assert order(store, recency_weight=default, now="2024-03-01T00:00:00+00:00") == [older]
     with pytest.raises(InvalidInput):
         SearchOptions(now="last tuesday")
     with pytest.raises(InvalidInput):
