@@ -35,11 +35,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # llama.cpp's OpenMP thread
 import argparse
 import dataclasses
 import json
+import itertools
 import lzma
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -81,6 +82,9 @@ MODES: dict[str, SearchOptions] = {
     "+session": dataclasses.replace(DEFAULT, neighbour_weight=0.0),
     "default": DEFAULT,
     "words+context": dataclasses.replace(DEFAULT, mode="words"),
+    "no-standing": dataclasses.replace(DEFAULT, importance_weight=0.0, pinned_weight=0.0, recency_weight=0.0,
+                                       heat_weight=0.0),
+    "no-keys": dataclasses.replace(DEFAULT, key_weight=0.0),
 }
 
 
@@ -153,30 +157,44 @@ def locomo_turn_text(turn: dict) -> str:
     return text
 
 
-def evaluate_locomo(run: Run, data_dir: Path, conversations: int, modes: dict[str, SearchOptions]) -> dict:
-    """Each conversation in its own database, as one user; then its questions through every mode."""
+def evaluate_locomo(run: Run, data_dir: Path, conversations: int, modes: dict[str, SearchOptions],
+                    keys: str = "none") -> dict:
+    """Each conversation in its own database, as one user; then its questions through every mode.
+    With keys "observation", LoCoMo's own per-session facts (written by a strong model, each with
+    the turns it came from) are stored as distilled notes of those turns: fact-augmented keys.
+    A hit's unit is its turn, a note's the turns it came from; a unit already ranked is skipped."""
     samples = json.loads((data_dir / "locomo10.json").read_text())[:conversations]
     scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in modes}
     for number, sample in enumerate(samples):
         user = f"locomo-{number}"
         run.open(user)
         conversation = sample["conversation"]
-        items = []
+        items, notes, position = [], [], {}
         sessions = sorted(int(key.split("_")[1]) for key in conversation
                           if key.startswith("session_") and not key.endswith("date_time"))
         for session in sessions:
             when = datetime.strptime(conversation[f"session_{session}_date_time"], "%I:%M %p on %d %B, %Y")
+            scope = Scope("bench", "", user, f"session_{session}")
             for turn in conversation[f"session_{session}"]:
-                items.append(NewMemory(locomo_turn_text(turn), Scope("bench", "", user, f"session_{session}"),
-                                       "message", source={"dia_id": turn["dia_id"], "speaker": turn["speaker"]},
+                position[turn["dia_id"]] = len(items) + 1     # the turn's message id, as the archive keeps it
+                items.append(NewMemory(locomo_turn_text(turn), scope, "message", source_ids=(len(items) + 1,),
+                                       source={"dia_id": turn["dia_id"], "speaker": turn["speaker"]},
                                        created_at=iso(when)))
-        run.ingest(items)
+            if keys == "observation":
+                for facts in sample["observation"].get(f"session_{session}_observation", {}).values():
+                    for text, dia_ids in facts:
+                        dia_ids = normalise_dia_ids([dia_ids] if isinstance(dia_ids, str) else dia_ids)
+                        notes.append(NewMemory(text, scope, "fact", source={"dia_ids": dia_ids}, created_at=iso(when),
+                                               source_ids=tuple(position[d] for d in dia_ids if d in position)))
+        run.ingest(items + notes)
+        asked = items[-1].created_at   # questions come after the last session (LoCoMo gives no date)
         for qa in sample["qa"]:
             evidence = normalise_dia_ids(qa["evidence"])
             category = LOCOMO_CATEGORIES[qa["category"]]
             for mode, options in modes.items():
-                hits = run.search(mode, options, qa["question"], Scope(user=user))
-                units = [normalise_dia_ids([h.memory.source["dia_id"]]) for h in hits]
+                hits = run.search(mode, dataclasses.replace(options, now=asked), qa["question"], Scope(user=user))
+                units = list(dict.fromkeys(tuple(normalise_dia_ids(h.memory.source.get("dia_ids")
+                                                                   or [h.memory.source["dia_id"]])) for h in hits))
                 for k in LOCOMO_KS:
                     value = unit_recall(units, evidence, k)
                     scores[mode][f"{category}@{k}"].append(value)
@@ -198,21 +216,26 @@ def print_locomo(table: dict) -> None:
 # -- LongMemEval_S -----------------------------------------------------------------------------
 
 def load_longmemeval(data_dir: Path, limit: int | None) -> list[dict]:
+    """The questions with user-side evidence; ``limit`` of them taken in turn from each question
+    type (in the file's order), so that a subset covers every type alike."""
     with lzma.open(data_dir / "longmemeval_s_498.json.xz") as f:
         questions = json.load(f)
-    kept = []
+    by_type: dict[str, list[dict]] = defaultdict(list)
     for q in questions:
         if "_abs" in q["question_id"]:
             continue
         if not any(turn.get("has_answer") for sid, session in zip(q["haystack_session_ids"], q["haystack_sessions"])
                    if "answer" in sid for turn in session if turn["role"] == "user"):
             continue
-        kept.append(q)
+        by_type[q["question_type"]].append(q)
+    kept = [q for turn in itertools.zip_longest(*by_type.values()) for q in turn if q is not None]
     return kept[:limit] if limit else kept
 
 
 def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dict[str, SearchOptions]) -> dict:
-    """Per question a fresh database and user holding its haystack's user turns; then the question."""
+    """Per question a fresh database and user holding its haystack's user turns; then the question,
+    asked on its own date (recency and validity are measured from it). Scores overall and per
+    question type ("<type>:<metric>")."""
     questions = load_longmemeval(data_dir, limit)
     scores: dict[str, dict[str, list[float]]] = {m: defaultdict(list) for m in modes}
     for q in questions:
@@ -220,7 +243,7 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
         run.open(user)
         items, gold_sessions, gold_turns = [], set(), set()
         for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
-            when = iso(datetime.strptime(date, "%Y/%m/%d (%a) %H:%M"))
+            when = lme_time(date)
             for index, turn in enumerate(session):
                 if turn["role"] != "user" or not turn["content"].strip():
                     continue
@@ -232,25 +255,57 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
                                        source={"key": key}, created_at=when))
         run.ingest(items)
         for mode, options in modes.items():
-            hits = run.search(mode, options, q["question"], Scope(user=user))
+            hits = run.search(mode, dataclasses.replace(options, now=lme_time(q["question_date"])), q["question"],
+                              Scope(user=user))
             turns = [h.memory.source["key"] for h in hits]
             sessions = list(dict.fromkeys(key.split("#")[0] for key in turns))
             for level, ranked, gold in (("session", sessions, gold_sessions), ("turn", turns, gold_turns)):
                 for k in LME_KS:
-                    scores[mode][f"{level}_recall_any@{k}"].append(recall_any(ranked, gold, k))
-                    scores[mode][f"{level}_recall_all@{k}"].append(recall_all(ranked, gold, k))
-                    scores[mode][f"{level}_ndcg_any@{k}"].append(ndcg_any(ranked, gold, k))
+                    for metric, value in (("recall_any", recall_any(ranked, gold, k)),
+                                          ("recall_all", recall_all(ranked, gold, k)),
+                                          ("ndcg_any", ndcg_any(ranked, gold, k))):
+                        scores[mode][f"{level}_{metric}@{k}"].append(value)
+                        scores[mode][f"{q['question_type']}:{level}_{metric}@{k}"].append(value)
     return {mode: {key: round(mean(v), 4) for key, v in table.items()} | {"questions": len(questions)}
             for mode, table in scores.items()}
 
 
-def print_longmemeval(table: dict) -> None:
+def lme_time(date: str) -> str:
+    return iso(datetime.strptime(date, "%Y/%m/%d (%a) %H:%M"))
+
+
+LME_COLUMNS = [f"{level}_{metric}@{k}" for level in ("session", "turn") for metric in ("recall_any", "recall_all",
+                                                                                     "ndcg_any") for k in LME_KS]
+LME_TYPE_COLUMNS = ("session_recall_any@5", "session_recall_all@5", "turn_recall_any@5", "turn_recall_all@10")
+
+
+def print_longmemeval(table: dict, questions: list[dict]) -> None:
     print("\nLongMemEval_S (questions with user-side evidence)")
-    columns = [f"{level}_{metric}@{k}" for level in ("session", "turn") for metric in ("recall_any", "recall_all",
-                                                                                       "ndcg_any") for k in LME_KS]
-    print(f"{'mode':<14}" + "".join(f"{c.replace('session_', 's_').replace('turn_', 't_'):>17}" for c in columns))
+    print(f"{'mode':<14}" + "".join(f"{c.replace('session_', 's_').replace('turn_', 't_'):>17}" for c in LME_COLUMNS))
     for mode, row in table.items():
-        print(f"{mode:<14}" + "".join(f"{row.get(c, float('nan')):>17.3f}" for c in columns))
+        print(f"{mode:<14}" + "".join(f"{row.get(c, float('nan')):>17.3f}" for c in LME_COLUMNS))
+    counts = Counter(q["question_type"] for q in questions)
+    print("per question type (questions)")
+    print(f"{'mode':<14}{'type':<28}" + "".join(f"{c.replace('session_', 's_').replace('turn_', 't_'):>17}"
+                                                for c in LME_TYPE_COLUMNS))
+    for mode, row in table.items():
+        for kind, count in counts.items():
+            print(f"{mode:<14}{f'{kind} ({count})':<28}"
+                  + "".join(f"{row.get(f'{kind}:{c}', float('nan')):>17.3f}" for c in LME_TYPE_COLUMNS))
+
+
+def by_group(table: dict) -> dict:
+    """A mode's flat scores ("<group>:<metric>" or "<group>@<k>") as {group: {metric: score}}, for --json."""
+    grouped: dict[str, dict] = defaultdict(dict)
+    for key, value in table.items():
+        if ":" in key:
+            group, metric = key.split(":", 1)
+        elif "@" in key:
+            group, metric = key.split("@", 1)[0], "recall@" + key.split("@", 1)[1]
+        else:
+            continue
+        grouped[group][metric] = value
+    return dict(grouped)
 
 
 # -- Chinese: MemDaily and the zero-overlap cases ---------------------------------------------
@@ -331,6 +386,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench-data",
                         help="the bench-data folder (default: ../shared/bench-data beside the repository)")
     parser.add_argument("--locomo", type=int, default=10, help="conversations (0 skips LoCoMo)")
+    parser.add_argument("--keys", choices=("none", "observation"), default="none",
+                        help="LoCoMo: also store its per-session observations as notes of their turns")
     parser.add_argument("--longmemeval", type=int, default=None, help="questions (0 skips; default all)")
     parser.add_argument("--chinese", type=int, default=0,
                         help="MemDaily trajectories (0 skips the Chinese sets; 600 takes minutes)")
@@ -342,19 +399,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--model", type=Path, default=BUNDLED_EMBEDDING_MODEL)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--set", nargs="+", default=[], metavar="OPTION=VALUE",
+                        help="change SearchOptions in every mode, for tuning (e.g. recency_weight=0.2)")
     parser.add_argument("--cached-queries", action="store_true",
                         help="take query vectors from the cache too (quick reruns); the model's query embedding"
                              " time is then measured apart on a sample")
     args = parser.parse_args(argv)
 
     embedder = CachedEmbedder(GGUFEmbedder(args.model, n_threads=args.threads), cache_single=args.cached_queries)
-    modes = {name: MODES[name] for name in args.modes}
+    changed = {name: float(value) for name, value in (item.split("=", 1) for item in args.set)}
+    modes = {name: dataclasses.replace(MODES[name], **changed) for name in args.modes}
     report: dict = {"model": embedder.name, "fingerprint": embedder.fingerprint,
-                    "default_options": dataclasses.asdict(SearchOptions())}
+                    "default_options": dataclasses.asdict(SearchOptions()), "changed_options": changed}
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as folder:
         if args.locomo:
             run = Run("locomo", embedder, Path(folder))
-            report["locomo"] = evaluate_locomo(run, args.data, args.locomo, modes)
+            report["locomo"] = evaluate_locomo(run, args.data, args.locomo, modes, args.keys)
+            report["locomo_keys"] = args.keys
+            report["locomo_by_category"] = {mode: by_group(row) for mode, row in report["locomo"].items()}
             report["locomo_figures"] = run.figures()
             print_locomo(report["locomo"])
             print_figures("LoCoMo", report["locomo_figures"], embedder)
@@ -362,8 +424,9 @@ def main(argv: list[str] | None = None) -> None:
             embedder.hits = embedder.misses = 0
             run = Run("longmemeval", embedder, Path(folder))
             report["longmemeval"] = evaluate_longmemeval(run, args.data, args.longmemeval, modes)
+            report["longmemeval_by_type"] = {mode: by_group(row) for mode, row in report["longmemeval"].items()}
             report["longmemeval_figures"] = run.figures()
-            print_longmemeval(report["longmemeval"])
+            print_longmemeval(report["longmemeval"], load_longmemeval(args.data, args.longmemeval))
             print_figures("LongMemEval_S", report["longmemeval_figures"], embedder)
         if args.chinese:
             embedder.hits = embedder.misses = 0

@@ -56,6 +56,8 @@ class Settings:
                                             # a snack" at 0.16 of "I am allergic to peanuts"; LoCoMo recall@5
                                             # costs: 0.2 e5 0.005, MiniLM 0; 0.3 (seed 003) e5 0.018, MiniLM 0.002
     recall_prompt: str = prompts.RECALL[prompts.EN]
+    recency_half_life_days: float = 90.0    # recall: a memory's recency counts half after this many days
+                                            # (its weight: SearchOptions.recency_weight, core/memory/search/fusion.py)
     storage_scope: str = "user,session"     # what a stored message is tagged with
     search_scope: str = "user"              # what recall searches: user = across all of the person's sessions
     distill_memories: str = "auto"          # facts, preferences, tasks from what the person says: auto (on

@@ -21,7 +21,7 @@ from engram.core.storage.database import Database
 from engram.core.errors import NotFound
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.quoting import block, defused
-from engram.core.memory.records import Actor, Kind, Memory, now_iso, wording
+from engram.core.memory.records import DISTILLED_KINDS, Actor, Kind, Memory, now_iso, wording
 from engram.core.memory.search.fusion import SearchOptions
 from engram.core.conversation.sessions import Message, Session, Sessions
 from engram.core.memory.store import MemoryStore
@@ -36,7 +36,6 @@ RELATED = 0.3              # least cosine similarity for a stored memory found b
 EXTRACT_TOKENS = 400
 NOTE_CHARS = 200           # longest memory the model may write
 SHOWN_CHARS = 300          # an assistant reply or a stored memory is shown up to this length
-DISTILLED_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.TASK)
 
 EXTRACT = (
     "You keep notes about the person you talk with, for later conversations. From the conversation,"

@@ -67,6 +67,7 @@ class MemoryOptions:
     search_scope: tuple[str, ...] = ("user",)
     distill: bool = False                 # distill_memories resolved by distill_wanted
     tools: bool = True                    # chat_tools resolved by tools_wanted
+    recency_half_life_days: float = Settings.recency_half_life_days
 
     def __post_init__(self):
         if self.recall_mode not in RECALL_MODES:
@@ -75,6 +76,8 @@ class MemoryOptions:
             raise InvalidInput("window size and max results must be at least 1")
         if not 0 <= self.summary_keep < self.summary_threshold:
             raise InvalidInput("summary_keep must be below summary_threshold")
+        if self.recency_half_life_days <= 0:
+            raise InvalidInput("recency_half_life_days must be more than 0")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "MemoryOptions":
@@ -82,4 +85,5 @@ class MemoryOptions:
                    settings.summary_keep, settings.recall_mode, settings.recall_max_results,
                    float(settings.recall_threshold), settings.recall_prompt,
                    scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope),
-                   distill_wanted(settings), tools_wanted(settings))
+                   distill_wanted(settings), tools_wanted(settings),
+                   recency_half_life_days=float(settings.recency_half_life_days))

@@ -93,7 +93,8 @@ class RecallProvider:
                 threshold: float) -> tuple[list[SearchHit], list[str]]:
         already = len(turn.in_context_messages) + len(turn.in_context_memories) + 1
         result = self.store.search(query, turn.search_scope,
-                                   SearchOptions(k=2 * wanted + already, threshold=threshold, kinds=RECALLED_KINDS))
+                                   SearchOptions(k=2 * wanted + already, threshold=threshold, kinds=RECALLED_KINDS,
+                                                 recency_half_life_days=self.options.recency_half_life_days))
         hits = _distinct(persons_words_first(h for h in result.hits if not self._in_context(h, turn)))[:wanted]
         if hits:
             self.store.mark_accessed(h.memory.id for h in hits)

@@ -29,6 +29,11 @@ class Kind(StrEnum):
     FILE = "file"
 
 
+# What distillation writes (core/conversation/distill.py): notes about the person, each from the messages named
+# in its source_ids; search takes them as keys of those messages.
+DISTILLED_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.TASK)
+
+
 class Actor(StrEnum):
     USER = "user"
     MODEL = "model"

@@ -20,8 +20,8 @@ from engram.core.memory.search.words import index as word_index
 from engram.core.storage.database import Database
 from engram.core.models.embeddings import Embedder
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.memory.records import (Actor, Change, Kind, Memory, NewMemory, check_importance, content_hash,
-                                 normalise_text, now_iso, parse_kind)
+from engram.core.memory.records import (DISTILLED_KINDS, Actor, Change, Kind, Memory, NewMemory, check_importance,
+                                        content_hash, normalise_text, now_iso, parse_kind)
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions, SearchResult
 from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
@@ -144,7 +144,7 @@ class MemoryStore:
         if valid_to is not None:
             changes["valid_to"] = valid_to
         if superseded_by is not None:
-            self.get(superseded_by)
+            newer = self.get(superseded_by)
             changes["superseded_by"] = superseded_by
         if not changes:
             return old
@@ -173,7 +173,24 @@ class MemoryStore:
                     vector = embedder.embed([old.text])
                 index.put(conn, [(memory_id, old.scope, changes.get("kind", old.kind.value))], vector)
             self._record(conn, memory_id, old.scope.user, "update", Actor(actor), old.text, new_text or old.text)
+            if "superseded_by" in changes and old.kind in DISTILLED_KINDS:
+                self._outdate_sources(conn, old, newer.valid_from or newer.created_at)
         return self.get(memory_id)
+
+    @staticmethod
+    def _outdate_sources(conn, note: Memory, at: str) -> None:
+        """A note was superseded: the archived messages it came from that no current note speaks
+        for any more (every note taken from them is superseded: "I live in Leeds" after the move)
+        are valid until ``at``. They stay, found by search as history (include_superseded)."""
+        kinds = [kind.value for kind in DISTILLED_KINDS]
+        for message_id in note.source_ids:
+            if conn.execute(f"SELECT 1 FROM memories n, json_each(n.source_ids) said WHERE n.user = ?"
+                            f" AND n.kind IN ({','.join('?' * len(kinds))}) AND n.superseded_by IS NULL"
+                            " AND said.value = ? LIMIT 1", (note.scope.user, *kinds, message_id)).fetchone():
+                continue
+            conn.execute("UPDATE memories INDEXED BY memories_by_message SET valid_to = ? WHERE user = ?"
+                         " AND kind = 'message' AND source_ids = json_array(?) AND valid_to IS NULL",
+                         (at, note.scope.user, message_id))
 
     def delete(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> None:
         """Delete a memory: its row, vectors, word-index entry and old texts in the history. The

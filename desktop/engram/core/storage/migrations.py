@@ -243,6 +243,11 @@ CREATE UNIQUE INDEX sessions_by_import_key ON sessions(user, import_key) WHERE i
 -- Why long-term memory was searched before a reply, or not (recall_mode, the trigger words found).
 ALTER TABLE turns ADD COLUMN recall TEXT NOT NULL DEFAULT '{}';
 """),
+    Migration(13, "message_keys", """
+-- A distilled note names the messages it came from (source_ids); search lets it find their
+-- archived memories (kind message, source_ids the one message), one index probe each.
+CREATE INDEX memories_by_message ON memories(user, source_ids) WHERE kind = 'message';
+"""),
 ]
 
 

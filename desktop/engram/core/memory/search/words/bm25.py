@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engram.core.memory.search.words import index as word_index
-from engram.core.memory.records import now_iso
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.words.tokens import match_queries
 
@@ -18,8 +17,6 @@ if TYPE_CHECKING:
     from engram.core.storage.database import Database
 
 
-def _validity(alias: str = "m") -> tuple[str, list[str]]:
-    return f"{alias}.superseded_by IS NULL AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ?)", [now_iso()]
 
 
 def _filters(scope: Scope, options: "SearchOptions") -> tuple[str, list]:
@@ -28,9 +25,8 @@ def _filters(scope: Scope, options: "SearchOptions") -> tuple[str, list]:
         clause += f" AND m.kind IN ({','.join('?' * len(options.kinds))})"
         params += list(options.kinds)
     if not options.include_superseded:
-        valid, valid_params = _validity()
-        clause += f" AND {valid}"
-        params += valid_params
+        clause += " AND m.superseded_by IS NULL AND (m.valid_to IS NULL OR m.valid_to > ?)"
+        params.append(options.moment)
     return clause, params
 
 
