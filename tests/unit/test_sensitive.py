@@ -21,6 +21,7 @@ from engram.core.memory.sensitive import CARD, EMAIL, IBAN, PASSPORT, PHONE, RES
     ("身份证 11010519491231002X 号", RESIDENT_ID, "11010519491231002X"),
     ("card 4111 1111 1111 1111 exp 2031", CARD, "4111 1111 1111 1111"),
     ("card 5500-0000-0000-0004", CARD, "5500-0000-0000-0004"),
+    ("卡号4111111111111111谢谢", CARD, "4111111111111111"),
     ("IBAN GB82 WEST 1234 5698 7654 32 OK", IBAN, "GB82 WEST 1234 5698 7654 32"),
     ("IBAN DE89370400440532013000", IBAN, "DE89370400440532013000"),
     ("My passport number is ZX9931457Q", PASSPORT, "ZX9931457Q"),
@@ -36,6 +37,7 @@ def test_each_detector_finds_what_checks_out(text, kind, found):
     "+86 138 1234",                                  # too short for a Chinese mobile
     "身份证 110105194912310021",                       # wrong check digit (should be X)
     "card 4111 1111 1111 1112",                      # fails Luhn
+    "state 895548b4111111111111111ae6a9e.kvstate",   # digits inside a hex name (a file's hash), not a card
     "IBAN GB82 WEST 1234 5698 7654 33",              # wrong check digits
     "codes A12345 and ABC1234567 and zx9931457q",    # not passport-shaped (too short, three letters, lower case)
 ])

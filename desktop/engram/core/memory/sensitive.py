@@ -34,7 +34,7 @@ SETTING_CHOICES = (KEEP, MASK)
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
 _RESIDENT_ID = re.compile(r"(?<![0-9A-Za-z])\d{17}[\dXx](?![0-9A-Za-z])")
-_CARD = re.compile(r"(?<![+\d-])[2-6](?:[ -]?\d){12,18}(?![\d-])")   # issuers' numbers start 2-6
+_CARD = re.compile(r"(?<![+0-9A-Za-z-])[2-6](?:[ -]?\d){12,18}(?![0-9A-Za-z-])")   # issuers' numbers start 2-6
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])")
 _PASSPORT = re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,2}\d{7,8}[A-Z]?(?![A-Za-z0-9])")
 PHONE_REGION = "CN"        # numbers without a country code are read as Chinese ones; +... are any country's
