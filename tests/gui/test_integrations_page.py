@@ -38,7 +38,8 @@ def test_the_api_runs_beside_the_window_while_the_page_says_so(qtbot, open_windo
     page.enabled.setChecked(True)
     qtbot.waitUntil(lambda: window.api.now[0] == "on", timeout=20_000)
     assert page.address.text() == f"Listening on http://127.0.0.1:{port}/v1"
-    assert Settings.load().api_enabled and Settings.load().api_port == port
+    # Saved on the disk thread, which may come after the server is up.
+    qtbot.waitUntil(lambda: Settings.load().api_enabled and Settings.load().api_port == port, timeout=10_000)
 
     client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key=page.key.text(), max_retries=0, timeout=120)
     answers = {}
