@@ -18,6 +18,7 @@ from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensio
 from engram.core.conversation.preferences import DETAIL_LEVELS
 from engram.ui.language import LANGUAGES
 from engram.ui.notice import Notice
+from engram.ui.settings_integrations import ApiHost, IntegrationsPage
 from engram.ui.trigger_words import TriggerWordsEdit
 
 CHAT_FIELDS = ("chat_model", "chat_context_size", "chat_threads", "chat_gpu_layers")
@@ -120,10 +121,26 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.pages, 1)
         self.page_names: list[str] = []       # the pages in English, for show_page
 
+        self._add_page(self._models_page(), "Models", self.tr("Models"))
+        self._add_page(self._memory_page(), "Memory", self.tr("Memory"))
+        self._add_page(self._preferences_page(), "Preferences", self.tr("Preferences"))
+        self._add_page(self._data_page(), "Data", self.tr("Data"))
+
+        self.integrations = IntegrationsPage(backend, getattr(parent, "api", None) or ApiHost(backend, self))
+        self._add_page(self.integrations, "Integrations", self.tr("Integrations"))
+
+        buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Close)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def _models_page(self) -> QWidget:
+        """The chat and embedding models, and where better ones come from."""
         models = QWidget()
         form = QFormLayout(models)
-        self.chat_model = ModelPicker(backend, "chat", self.tr("The bundled demo model (SmolLM2 135M Instruct: tiny,"
-                                                               " for trying Engram out; English only, no tools)"))
+        self.chat_model = ModelPicker(self.backend, "chat",
+                                      self.tr("The bundled demo model (SmolLM2 135M Instruct: tiny,"
+                                              " for trying Engram out; English only, no tools)"))
         form.addRow(self.tr("Chat model"), self.chat_model)
         self.context_size = QSpinBox(minimum=512, maximum=262_144, singleStep=512)
         self.threads = QSpinBox(minimum=0, maximum=256, specialValueText=self.tr("one per CPU"))
@@ -136,7 +153,7 @@ class SettingsDialog(QDialog):
         self.tools = self._choices(AUTO_CHOICES, self.tr("Session files and memory search as tools the model may"
                                                           " call; small models cannot call them."))
         form.addRow(self.tr("Tools"), self.tools)
-        self.embedding_model = ModelPicker(backend, "embedding",
+        self.embedding_model = ModelPicker(self.backend, "embedding",
                                            self.tr("The bundled multilingual-e5-small (Chinese, English and more)"))
         form.addRow(self.tr("Embedding model"), self.embedding_model)
         hint = QLabel(self.tr("A better chat model: pick one with “Download a model…” below, or choose"
@@ -150,8 +167,10 @@ class SettingsDialog(QDialog):
         catalog.clicked.connect(self.open_models)
         form.addRow(catalog)
         self.models_dialog = None
-        self._add_page(models, "Models", self.tr("Models"))
+        return models
 
+    def _memory_page(self) -> QWidget:
+        """When and how memories are searched, kept and noted."""
         memory = QWidget()
         form = QFormLayout(memory)
         self.search_time = QComboBox()
@@ -191,8 +210,10 @@ class SettingsDialog(QDialog):
         scope_note.setObjectName("Muted")
         scope_note.setWordWrap(True)
         form.addRow(scope_note)
-        self._add_page(memory, "Memory", self.tr("Memory"))
+        return memory
 
+    def _preferences_page(self) -> QWidget:
+        """The window's language and how replies should read."""
         prefs = QWidget()
         form = QFormLayout(prefs)
         self.ui_language = QComboBox()
@@ -217,8 +238,10 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Tone"), self.tone)
         form.addRow(self.tr("Detail"), self.detail)
         form.addRow(self.tr("Emoji"), self.emoji)
-        self._add_page(prefs, "Preferences", self.tr("Preferences"))
+        return prefs
 
+    def _data_page(self) -> QWidget:
+        """Where the data folder is, and moving it."""
         data = QWidget()
         form = QFormLayout(data)
         self.data_dir = QLineEdit()
@@ -240,17 +263,7 @@ class SettingsDialog(QDialog):
         note.setWordWrap(True)
         note.setObjectName("Muted")
         form.addRow(note)
-        self._add_page(data, "Data", self.tr("Data"))
-
-        from engram.ui.settings_integrations import ApiHost, IntegrationsPage
-
-        self.integrations = IntegrationsPage(backend, getattr(parent, "api", None) or ApiHost(backend, self))
-        self._add_page(self.integrations, "Integrations", self.tr("Integrations"))
-
-        buttons = QDialogButtonBox(QDialogButtonBox.Save | QDialogButtonBox.Close)
-        buttons.accepted.connect(self.save)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        return data
 
     def _choices(self, choices: dict[str, str], tip: str) -> QComboBox:
         combo = QComboBox()
