@@ -9,9 +9,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
-                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
-                               QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
+                               QFrame, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit, QPushButton,
+                               QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
 from engram.core.errors import EngramError, ModelError
 from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensions
@@ -273,7 +273,10 @@ class SettingsDialog(QDialog):
         return combo
 
     def _add_page(self, page: QWidget, name: str, label: str) -> None:
-        self.pages.addTab(page, label)
+        """A page scrolls rather than squeezing its rows (a long note is cut off when squeezed)."""
+        scroller = QScrollArea(widgetResizable=True, frameShape=QFrame.NoFrame)
+        scroller.setWidget(page)
+        self.pages.addTab(scroller, label)
         self.page_names.append(name)
 
     def open_models(self) -> None:
