@@ -16,7 +16,7 @@ from pathlib import Path
 from engram.core.errors import InvalidInput
 from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, required,
                                               text_field)
-from engram.core.porting.reading import Progress, conversation_items, opened_export
+from engram.core.porting.reading import Progress, conversation_items, opened_export, parsed
 
 SOURCE = "chatgpt"
 TEXT_TYPES = ("text", "multimodal_text")
@@ -24,15 +24,7 @@ TEXT_TYPES = ("text", "multimodal_text")
 
 def read(path: Path, progress: Progress | None = None) -> Iterator[Conversation | Damaged]:
     with opened_export(path, "ChatGPT") as (stream, size):
-        for n, item in enumerate(conversation_items(stream, size, "ChatGPT", progress), 1):
-            if isinstance(item, Damaged):
-                yield item
-                continue
-            try:
-                yield conversation(item)
-            except InvalidInput as e:
-                title = item.get("title") if isinstance(item, dict) else None
-                yield Damaged(f"conversation {n}" + (f" ({title!r})" if isinstance(title, str) else ""), e.args[0])
+        yield from parsed(conversation_items(stream, size, "ChatGPT", progress), conversation, "title")
 
 
 def conversation(item: dict) -> Conversation:

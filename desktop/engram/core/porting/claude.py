@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from engram.core.errors import InvalidInput
 from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, required,
                                               text_field)
-from engram.core.porting.reading import Progress, conversation_items, opened_export
+from engram.core.porting.reading import Progress, conversation_items, opened_export, parsed
 
 SOURCE = "claude"
 ROLES = {"human": "user", "assistant": "assistant"}
@@ -22,16 +21,7 @@ ROLES = {"human": "user", "assistant": "assistant"}
 
 def read(path: Path, progress: Progress | None = None) -> Iterator[Conversation | Damaged]:
     with opened_export(path, "Claude") as (stream, size):
-        for n, item in enumerate(conversation_items(stream, size, "Claude", progress), 1):
-            if isinstance(item, Damaged):
-                yield item
-                continue
-            try:
-                yield conversation(item)
-            except InvalidInput as e:
-                name = item.get("name") if isinstance(item, dict) else None
-                yield Damaged(f"conversation {n}" + (f" ({name!r})" if isinstance(name, str) and name else ""),
-                              e.args[0])
+        yield from parsed(conversation_items(stream, size, "Claude", progress), conversation, "name")
 
 
 def conversation(item: dict) -> Conversation:

@@ -15,7 +15,7 @@ from pathlib import Path
 from engram.core.errors import InvalidInput, NotFound
 from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, required,
                                               text_field)
-from engram.core.porting.reading import Progress, conversation_items
+from engram.core.porting.reading import Progress, conversation_items, parsed
 
 SOURCE = "engram"
 _HEAD = re.compile(rb'^\s*\{\s*"format"\s*:\s*"engram-export"\s*,\s*"version"\s*:\s*(\d+)')
@@ -37,15 +37,8 @@ def read(path: Path, progress: Progress | None = None) -> Iterator[Conversation 
     if not path.is_file():
         raise NotFound(f"there is no file {path}", hint="give the .json file `engram export` wrote")
     with path.open("rb") as stream:
-        for n, item in enumerate(conversation_items(stream, path.stat().st_size, "Engram", progress,
-                                                    prefix="sessions.item", check=_check), 1):
-            if isinstance(item, Damaged):
-                yield item
-                continue
-            try:
-                yield conversation(item)
-            except InvalidInput as e:
-                yield Damaged(f"chat {n}", e.args[0])
+        items = conversation_items(stream, path.stat().st_size, "Engram", progress, prefix="sessions.item", check=_check)
+        yield from parsed(items, conversation, what="chat")
 
 
 def conversation(item: dict) -> Conversation:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import ijson
 
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.porting.conversation import Damaged
+from engram.core.porting.conversation import Conversation, Damaged
 
 CONVERSATIONS = "conversations.json"
 Progress = Callable[[int, int], None]      # (bytes read, bytes in all)
@@ -104,6 +104,21 @@ def conversation_items(stream, total: int, what: str, progress: Progress | None 
         yield Damaged(_after(count), _why(e))
     except (OSError, zipfile.BadZipFile, EOFError) as e:    # a .zip whose data is damaged
         yield Damaged(_after(count), f"it could not be read ({e})")
+
+
+def parsed(items: Iterable[dict | Damaged], parse: Callable[[dict], Conversation], title: str = "",
+           what: str = "conversation") -> Iterator[Conversation | Damaged]:
+    """Each item read as a conversation by ``parse``; one that does not read is Damaged, named by
+    its number and (its ``title`` field) its title, and the others go on."""
+    for n, item in enumerate(items, 1):
+        if isinstance(item, Damaged):
+            yield item
+            continue
+        try:
+            yield parse(item)
+        except InvalidInput as e:
+            name = item.get(title) if title and isinstance(item, dict) else None
+            yield Damaged(f"{what} {n}" + (f" ({name!r})" if isinstance(name, str) and name else ""), e.message)
 
 
 def _after(count: int) -> str:
