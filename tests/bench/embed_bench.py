@@ -14,7 +14,8 @@ characters), one at a time as a search does; resident memory after all that.
 Each is given in wall-clock time and in CPU time (``time.process_time``, all the process's
 threads): on a machine that other work keeps busy, wall-clock time says how long a person waited
 and CPU time what the model costs, which the load hardly changes. Threads: the app's own choice
-(``GGUFEmbedder``: half the cores, at most 4) unless --threads says otherwise.
+(``GGUFEmbedder``: half the cores, at most 4, for texts stored; up to two for a query) unless
+--threads says otherwise.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def measure(model: Path, data_dir: Path, memsim: Path, count: int, threads: int 
     before = rss_mb()
     started = time.perf_counter()
     embedder = GGUFEmbedder(model, n_threads=threads)
-    figures = {"model": model.name, "threads": embedder.threads, "file_mb": round(model.stat().st_size / 2**20, 1),
+    figures = {"model": model.name, "threads": embedder.threads, "query_threads": embedder.query_threads,
+               "file_mb": round(model.stat().st_size / 2**20, 1),
                "dimensions": embedder.dimensions, "load_s": round(time.perf_counter() - started, 2)}
     embedder.embed(["warm-up"])
     with tempfile.TemporaryDirectory(prefix="engram-embed-bench-") as folder:

@@ -102,7 +102,13 @@ class GGUFEmbedder:
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()   # used on the worker thread only
         # Half the cores (at most 4): llama.cpp's threads spin while waiting, and on a busy machine
         # more threads than free cores made embedding five times slower, not faster.
-        self.threads = n_threads or max(1, min(4, (os.cpu_count() or 2) // 2))
+        cores = os.cpu_count() or 2
+        self.threads = n_threads or max(1, min(4, cores // 2))
+        # A query is embedded while the person waits and the chat model is idle (the turn embeds,
+        # searches, then generates), so it may take two cores where the background work takes one:
+        # on 2 idle cores a Chinese query's p95 is 21 ms instead of 34 (tests/bench/embed_bench.py).
+        self.query_threads = n_threads or max(self.threads, min(2, cores))
+        self._threads_now = self.threads                               # the context's, on the worker
         started = time.perf_counter()
         self._llm = self._worker.submit(self._load).result()
         self.load_seconds = time.perf_counter() - started
@@ -135,24 +141,27 @@ class GGUFEmbedder:
                              hint="the file may be damaged or not an embedding model; choose another .gguf") from e
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self._submit([self.document_prefix + t for t in texts]).result()
+        return self._submit([self.document_prefix + t for t in texts], self.threads).result()
 
     def embed_query(self, query: str) -> np.ndarray:
-        return self._submit([self.query_prefix + query]).result()[0]
+        return self._submit([self.query_prefix + query], self.query_threads).result()[0]
 
-    def _submit(self, texts: Sequence[str]) -> Future:
-        """Embed texts as they are (prefixes already added) on the model's thread."""
+    def _submit(self, texts: Sequence[str], threads: int) -> Future:
+        """Embed texts as they are (prefixes already added) on the model's thread, with ``threads``."""
         try:
-            return self._worker.submit(self._embed, list(texts))
+            return self._worker.submit(self._embed, list(texts), threads)
         except RuntimeError as e:   # closed: a caller that took this model just before another replaced it
             raise ModelError(f"the embedding model {self.name} was closed: another one is in use now",
                              hint="try again") from e
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _embed(self, texts: list[str], threads: int) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         known = {text: self._recent[text] for text in texts if text in self._recent}
         fresh = [text for text in dict.fromkeys(texts) if text not in known]   # each distinct text once
+        if fresh and threads != self._threads_now:
+            self._llm._ctx.set_n_threads(threads, threads)
+            self._threads_now = threads
         for start in range(0, len(fresh), self.GROUP):
             group = fresh[start:start + self.GROUP]
             known.update(zip(group, normalise_rows(np.array(self._llm.embed(group, normalize=False, truncate=True)))))
