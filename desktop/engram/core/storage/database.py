@@ -47,6 +47,8 @@ class Database:
     with another's.
     """
 
+    dialect = "sqlite"
+
     def __init__(self, path: Path | str):
         self.path = Path(path) if str(path) != ":memory:" else None
         if self.path is not None:

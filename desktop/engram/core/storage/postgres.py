@@ -1,0 +1,220 @@
+"""The same store on a PostgreSQL server (psycopg 3, pgvector), for people who outgrow one machine.
+
+``PostgresDatabase`` offers what ``Database`` (SQLite) offers: ``transaction``, ``snapshot``,
+``execute``/``query``/``query_one``, ``change_stamp``, ``schema_version``. Repositories keep
+writing their SQL once, in the dialect both engines share; what differs is said here once:
+
+- placeholders: ``?`` becomes ``%s`` (and a literal ``%`` becomes ``%%``);
+- ``user`` is a column of ours but a reserved word of PostgreSQL (``SELECT user`` is the
+  server's login name, silently): a bare ``user`` becomes ``"user"``.
+
+What cannot be written once (word and vector search, JSON lists of ids, upserts that replace) is
+chosen by ``dialect`` in the modules that need it.
+
+Connections come from a pool (psycopg_pool): a transaction holds one for its thread, so two
+threads' transactions run side by side as two sessions of the server, and a read outside a
+transaction borrows one for that read only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import psycopg_pool
+
+from engram.core.errors import DatabaseError
+from engram.core.storage.postgres_migrations import MIGRATIONS
+
+POOL_SIZE = 8
+CONNECT_TIMEOUT_S = 10
+
+# One SQLite-style statement: string literals and quoted names pass unchanged, the rest is scanned
+# for placeholders, percent signs and the bare word user.
+_TOKENS = re.compile(r"""('(?:[^']|'')*')|("(?:[^"]|"")*")|(\?)|(%)|(?<![\w."])(user)(?![\w"])""",
+                     re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def translated(sql: str) -> str:
+    """``sql`` as PostgreSQL reads it (see the module's docstring)."""
+    def replace(match: re.Match) -> str:
+        literal, quoted, placeholder, percent, user = match.groups()
+        if placeholder:
+            return "%s"
+        if percent:
+            return "%%"
+        if user:
+            return '"user"'
+        return literal or quoted
+    return _TOKENS.sub(replace, sql)
+
+
+def redacted(url: str) -> str:
+    """The URL with its password replaced by ``***``: safe to log and to print in ``doctor``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def is_server_url(location: str) -> bool:
+    return location.startswith(("postgresql://", "postgres://"))
+
+
+class Connection:
+    """One pooled server session inside a transaction, with the calls repositories make on
+    apsw's connection: ``execute``, ``executemany``, ``last_insert_rowid``, ``total_changes``."""
+
+    def __init__(self, raw: psycopg.Connection):
+        self.raw = raw
+        self._changes = 0
+
+    def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> psycopg.Cursor:
+        cursor = self.raw.execute(translated(sql), params or None)
+        if cursor.description is None and cursor.rowcount > 0:
+            self._changes += cursor.rowcount
+        return cursor
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.raw.cursor() as cursor:
+            cursor.executemany(translated(sql), rows)
+            self._changes += max(cursor.rowcount, 0)
+
+    def last_insert_rowid(self) -> int:
+        """The id the last INSERT of this session generated (identity columns draw from sequences)."""
+        return self.raw.execute("SELECT lastval()").fetchone()[0]
+
+    def total_changes(self) -> int:
+        return self._changes
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+
+class Rows:
+    """What a statement run outside a transaction returned, read before its connection went back
+    to the pool: iterable, with ``fetchone`` and ``fetchall`` as a cursor has."""
+
+    def __init__(self, rows: list[tuple]):
+        self._rows = rows
+        self._at = 0
+
+    def __iter__(self) -> Iterator[tuple]:
+        while (row := self.fetchone()) is not None:
+            yield row
+
+    def fetchone(self) -> tuple | None:
+        if self._at >= len(self._rows):
+            return None
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchall(self) -> list[tuple]:
+        rows, self._at = self._rows[self._at:], len(self._rows)
+        return rows
+
+
+class PostgresDatabase:
+    """The store on a PostgreSQL server with pgvector: same calls as ``Database``."""
+
+    dialect = "postgresql"
+    path = None   # no file: a server
+
+    def __init__(self, url: str):
+        self.url = url
+        self._local = threading.local()
+        self._stamps = itertools.count()
+        try:
+            self._pool = psycopg_pool.ConnectionPool(
+                url, min_size=1, max_size=POOL_SIZE, open=True, timeout=CONNECT_TIMEOUT_S,
+                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S})
+            self._pool.wait(timeout=CONNECT_TIMEOUT_S)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
+            raise DatabaseError(f"cannot reach the PostgreSQL server at {redacted(url)}: {e}",
+                                hint="check the server is running and the URL (database_url,"
+                                     " ENGRAM_DATABASE_URL or --database-url)") from None
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self.transaction() as conn:
+            # One Engram at a time migrates (others wait here, then find nothing left to do).
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.migrations'))")
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                         " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                         " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+            done = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+            newest = max((m.version for m in MIGRATIONS), default=0)
+            if done and max(done) > newest:
+                raise DatabaseError(
+                    f"the database was written by a newer Engram (schema {max(done)} > {newest})",
+                    hint="update Engram, or point it at another database")
+            for migration in MIGRATIONS:
+                if migration.version not in done:
+                    conn.raw.execute(migration.sql)
+                    conn.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)",
+                                 (migration.version, migration.name))
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """All statements inside commit together or not at all; inner ones are savepoints."""
+        held: Connection | None = getattr(self._local, "conn", None)
+        if held is not None:
+            with held.raw.transaction():
+                yield held
+            return
+        with self._pool.connection() as raw:
+            conn = self._local.conn = Connection(raw)
+            try:
+                with raw.transaction():
+                    yield conn
+            finally:
+                self._local.conn = None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """A read-only transaction that sees one consistent state (REPEATABLE READ) while writes go on."""
+        with self._pool.connection() as raw:
+            with raw.transaction():
+                raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                yield Connection(raw)
+
+    def in_transaction_here(self) -> bool:
+        return getattr(self._local, "conn", None) is not None
+
+    def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> Rows:
+        with self.transaction() as conn:
+            cursor = conn.execute(sql, params)
+            return Rows(cursor.fetchall() if cursor.description is not None else [])
+
+    def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:
+        held: Connection | None = getattr(self._local, "conn", None)
+        if held is not None:
+            return held.execute(sql, params).fetchall()
+        with self._pool.connection() as raw:
+            return raw.execute(translated(sql), params or None).fetchall()
+
+    def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
+
+    def change_stamp(self) -> tuple[int, int]:
+        """Never the same twice yet: every read of what may have changed reads again (correct,
+        not fast; following other processes' commits with LISTEN/NOTIFY comes next)."""
+        return next(self._stamps), 0
+
+    def schema_version(self) -> int:
+        return self.query_one("SELECT max(version) FROM schema_migrations")[0] or 0
+
+    def close(self) -> None:
+        self._pool.close()

@@ -1,0 +1,47 @@
+"""The PostgreSQL backend's connection: SQL written once for both engines, transactions, secrets."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.core.errors import DatabaseError
+from engram.core.storage import open_database
+from engram.core.storage.postgres import redacted, translated
+
+
+def test_sql_is_translated_outside_literals_and_quoted_names():
+    sql = "SELECT id FROM memories m WHERE user = ? AND m.user = ? AND text LIKE '%user?' AND \"user\" = ?"
+    assert translated(sql) == ("SELECT id FROM memories m WHERE \"user\" = %s AND m.user = %s"
+                               " AND text LIKE '%user?' AND \"user\" = %s")
+    assert translated("SELECT 100 % 7, username FROM t") == "SELECT 100 %% 7, username FROM t"
+
+
+def test_a_password_never_shows():
+    assert redacted("postgresql://bob:s3cret@db.example:5432/engram") == "postgresql://bob:***@db.example:5432/engram"
+    assert redacted("postgresql:///engram?host=/run/pg") == "postgresql:///engram?host=/run/pg"
+
+
+def test_transactions_commit_whole_or_not_at_all(postgres_url):
+    db = open_database(postgres_url)
+    with db.transaction() as conn:
+        conn.execute("INSERT INTO sessions(id, user, folder, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                     ("s1", "ann", "f1", "t", "t"))
+        conn.execute("INSERT INTO messages(session_id, role, content, created_at) VALUES (?, ?, ?, ?)",
+                     ("s1", "user", "50% off", "t"))
+        assert conn.last_insert_rowid() == 1
+    with pytest.raises(RuntimeError), db.transaction() as conn:
+        conn.execute("INSERT INTO sessions(id, user, folder, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                     ("s2", "ann", "f2", "t", "t"))
+        raise RuntimeError("a crash in the middle")
+    assert db.query("SELECT id, user FROM sessions") == [("s1", "ann")]
+    assert db.query_one("SELECT content FROM messages")[0] == "50% off"
+    db.close()
+    again = open_database(postgres_url)   # reopening applies nothing twice
+    assert again.schema_version() >= 1
+    again.close()
+
+
+def test_an_unreachable_server_is_said_without_its_password(tmp_path):
+    with pytest.raises(DatabaseError) as caught:
+        open_database(f"postgresql://bob:s3cret@/engram?host={tmp_path}&connect_timeout=1")
+    assert "s3cret" not in str(caught.value) and "cannot reach" in str(caught.value)
