@@ -4,7 +4,8 @@
 ``execute``/``query``/``query_one``, ``change_stamp``, ``schema_version``. Repositories keep
 writing their SQL once, in the dialect both engines share; what differs is said here once:
 
-- placeholders: ``?`` becomes ``%s`` (and a literal ``%`` becomes ``%%``);
+- placeholders: ``?`` becomes ``%s``, and every ``%`` becomes ``%%``, in string literals too
+  (psycopg reads percent signs everywhere; statements always go with parameters, so it always does);
 - ``user`` is a column of ours but a reserved word of PostgreSQL (``SELECT user`` is the
   server's login name, silently): a bare ``user`` becomes ``"user"``.
 
@@ -53,7 +54,7 @@ def translated(sql: str) -> str:
             return "%%"
         if user:
             return '"user"'
-        return literal or quoted
+        return literal.replace("%", "%%") if literal else quoted
     return _TOKENS.sub(replace, sql)
 
 
@@ -80,7 +81,7 @@ class Connection:
         self._changes = 0
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> psycopg.Cursor:
-        cursor = self.raw.execute(translated(sql), params or None)
+        cursor = self.raw.execute(translated(sql), params)
         if cursor.description is None and cursor.rowcount > 0:
             self._changes += cursor.rowcount
         return cursor
@@ -131,15 +132,15 @@ class PostgresDatabase:
     dialect = "postgresql"
     path = None   # no file: a server
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, *, connect_timeout_s: int = CONNECT_TIMEOUT_S):
         self.url = url
         self._local = threading.local()
         self._stamps = itertools.count()
         try:
             self._pool = psycopg_pool.ConnectionPool(
-                url, min_size=1, max_size=POOL_SIZE, open=True, timeout=CONNECT_TIMEOUT_S,
-                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S})
-            self._pool.wait(timeout=CONNECT_TIMEOUT_S)
+                url, min_size=1, max_size=POOL_SIZE, open=True, timeout=connect_timeout_s,
+                kwargs={"autocommit": True, "connect_timeout": connect_timeout_s})
+            self._pool.wait(timeout=connect_timeout_s)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
             raise DatabaseError(f"cannot reach the PostgreSQL server at {redacted(url)}: {e}",
                                 hint="check the server is running and the URL (database_url,"
@@ -202,7 +203,7 @@ class PostgresDatabase:
         if held is not None:
             return held.execute(sql, params).fetchall()
         with self._pool.connection() as raw:
-            return raw.execute(translated(sql), params or None).fetchall()
+            return raw.execute(translated(sql), params).fetchall()
 
     def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
         rows = self.query(sql, params)
