@@ -150,4 +150,24 @@ CREATE TABLE distilled (
     updated_at          TEXT NOT NULL
 );
 """),
+    Migration(2, "words", """
+-- Words (core/memory/search/words/postgres.py): each memory's terms, as FTS5 makes them on SQLite,
+-- as 64-bit keys of (user, term) repeated as often as the term; BM25's statistics per user beside.
+CREATE TABLE memory_words (
+    memory_id   BIGINT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+    keys        BIGINT[] NOT NULL,
+    length      INTEGER NOT NULL
+);
+-- fastupdate off: a search never scans a list of entries not merged into the index yet.
+CREATE INDEX memory_words_by_key ON memory_words USING gin (keys) WITH (fastupdate = off);
+CREATE TABLE word_counts (
+    key         BIGINT PRIMARY KEY,
+    documents   INTEGER NOT NULL
+);
+CREATE TABLE word_users (
+    "user"      TEXT PRIMARY KEY,
+    documents   BIGINT NOT NULL,
+    tokens      BIGINT NOT NULL
+);
+"""),
 ]

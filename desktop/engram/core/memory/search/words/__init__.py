@@ -1,8 +1,8 @@
 """The words side of search: text cut into terms by script (tokens.py), kept in a word index
 per user with BM25 statistics of that user's own memories, and the BM25 matches of a query inside
 a search scope. Each backend keeps words its own way behind the same calls (``WordIndex``):
-SQLite in an FTS5 table per user (index.py, bm25.py, sqlite.py); ``for_database`` picks one by
-``db.dialect``."""
+SQLite in an FTS5 table per user (index.py, bm25.py, sqlite.py), PostgreSQL in a table of
+hashed terms under a GIN index (postgres.py); ``for_database`` picks one by ``db.dialect``."""
 
 from __future__ import annotations
 
@@ -42,6 +42,6 @@ class WordIndex(Protocol):
 
 def for_database(db: Any) -> WordIndex:
     """The word index of ``db``'s backend."""
-    from engram.core.memory.search.words import sqlite
+    from engram.core.memory.search.words import postgres, sqlite
 
-    return {"sqlite": sqlite.WORDS}[db.dialect]
+    return {"sqlite": sqlite.WORDS, "postgresql": postgres.WORDS}[db.dialect]
