@@ -140,8 +140,11 @@ def test_a_changed_text_is_found_by_its_new_words_only(db):
 
 def test_postgres_stores_keys_of_the_users_terms_and_no_text(postgres_url):
     db = open_database(postgres_url)
-    memory_id = remember(db, "Peanuts, 花生")
-    keys, length = db.query_one("SELECT keys, length FROM memory_words WHERE memory_id = ?", (memory_id,))
-    assert length == 2 and sorted(keys) == sorted(pg_words.key("alice", t) for t in ("peanut", "花生", "花*"))
+    memory_id = remember(db, "Peanuts, 花生, peanut 花园")
+    keys, repeats, length = db.query_one("SELECT keys, repeats, length FROM memory_words WHERE memory_id = ?",
+                                         (memory_id,))
+    alice = {token: pg_words.key("alice", token) for token in ("peanut", "花生", "花园", "花*")}
+    assert length == 4 and sorted(keys) == sorted(alice.values())
+    assert sorted(repeats) == sorted([alice["peanut"], alice["花*"]])
     assert pg_words.key("bob", "peanut") not in keys
     db.close()
