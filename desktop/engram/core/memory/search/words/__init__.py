@@ -44,4 +44,5 @@ def for_database(db: Any) -> WordIndex:
     """The word index of ``db``'s backend."""
     from engram.core.memory.search.words import postgres, sqlite
 
-    return {"sqlite": sqlite.WORDS, "postgresql": postgres.WORDS}[db.dialect]
+    backends: dict[str, WordIndex] = {"sqlite": sqlite.WORDS, "postgresql": postgres.WORDS}
+    return backends[db.dialect]
