@@ -148,3 +148,21 @@ def test_postgres_stores_keys_of_the_users_terms_and_no_text(postgres_url):
     assert sorted(repeats) == sorted([alice["peanut"], alice["花*"]])
     assert pg_words.key("bob", "peanut") not in keys
     db.close()
+
+
+def test_postgres_indexes_memories_stored_without_their_words(postgres_url):
+    """Rows put in ``memories`` by other means than the store (data moved onto the server) are
+    found by words once ``reindex`` has run, a batch per transaction, with progress."""
+    db = open_database(postgres_url)
+    with db.transaction() as conn:
+        at = now_iso()
+        for text in ["the blue door", "a red gate", "蓝色的门"]:
+            conn.execute("INSERT INTO memories(user, session, kind, text, created_at, updated_at, content_hash)"
+                         " VALUES ('alice', 's', 'fact', ?, ?, ?, ?)", (text, at, at, content_hash(text)))
+    index = words.for_database(db)
+    assert found(db, "door") == [] and index.left_to_reindex(db) == 3
+    told = []
+    assert index.reindex(db, lambda done, total: told.append((done, total)), batch=2) == 3
+    assert told == [(2, 3), (3, 3)] and index.left_to_reindex(db) == 0 and index.reindex(db) == 0
+    assert len(found(db, "door")) == len(found(db, "蓝色")) == 1
+    db.close()

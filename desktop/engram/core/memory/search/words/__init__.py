@@ -34,10 +34,11 @@ class WordIndex(Protocol):
         """Make ready now what the user's first search would otherwise wait for."""
 
     def left_to_reindex(self, db: Any) -> int:
-        """How many memories are still indexed by an older way of making words."""
+        """How many memories are not indexed with the words of now (an older way made theirs, or
+        none did)."""
 
-    def reindex(self, db: Any, progress: Callable[[int, int], None] | None = None) -> int:
-        """Index those again with the words of now; returns how many."""
+    def reindex(self, db: Any, progress: Callable[[int, int], None] | None = None, batch: int = ...) -> int:
+        """Index those again with the words of now, ``batch`` memories per transaction; returns how many."""
 
 
 def for_database(db: Any) -> WordIndex:

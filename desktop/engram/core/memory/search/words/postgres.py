@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import apsw
 
 from engram.core.memory.search.words.bm25 import filters
-from engram.core.memory.search.words.index import TOKENIZER
+from engram.core.memory.search.words.index import REINDEX_BATCH, TOKENIZER
 from engram.core.memory.search.words.tokens import CJK, index_terms, is_prefix, match_terms, query_terms
 
 if TYPE_CHECKING:
@@ -219,11 +219,28 @@ class PostgresWords:
         """Nothing to make: every memory is indexed as it is stored."""
 
     def left_to_reindex(self, db: "PostgresDatabase") -> int:
-        """0: PostgreSQL's index began with today's words (a change of them comes with a migration)."""
-        return 0
+        """How many memories have no words yet (rows copied into ``memories`` by other means than
+        the store, e.g. moved from another database)."""
+        return db.query(_UNINDEXED.format(columns="count(*)", rest=""))[0][0]
 
-    def reindex(self, db: "PostgresDatabase", progress: Callable[[int, int], None] | None = None) -> int:
-        return 0
+    def reindex(self, db: "PostgresDatabase", progress: Callable[[int, int], None] | None = None,
+                batch: int = REINDEX_BATCH) -> int:
+        """Index the memories that have no words yet, a batch per transaction (an interrupted run
+        goes on with what is left); returns how many. ``progress(done, total)`` after each batch."""
+        total, done = self.left_to_reindex(db), 0
+        while True:
+            with db.transaction() as conn:
+                rows = conn.execute(_UNINDEXED.format(columns="m.id, m.user, m.text", rest=" ORDER BY m.id LIMIT ?"),
+                                    (batch,)).fetchall()
+                self.index(conn, rows)
+            done += len(rows)
+            if progress and rows:
+                progress(done, max(total, done))
+            if len(rows) < batch:
+                return done
 
+
+_UNINDEXED = ("SELECT {columns} FROM memories m WHERE NOT EXISTS"
+              " (SELECT 1 FROM memory_words w WHERE w.memory_id = m.id){rest}")
 
 WORDS = PostgresWords()

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from engram.core.memory.search.words import bm25, index
+from engram.core.memory.search.words.index import REINDEX_BATCH
 from engram.core.memory.search.words.tokens import index_terms
 
 if TYPE_CHECKING:
@@ -45,8 +46,9 @@ class SqliteWords:
     def left_to_reindex(self, db: "Database") -> int:
         return index.left_to_reindex(db)
 
-    def reindex(self, db: "Database", progress: Callable[[int, int], None] | None = None) -> int:
-        return index.reindex(db, progress)
+    def reindex(self, db: "Database", progress: Callable[[int, int], None] | None = None,
+                batch: int = REINDEX_BATCH) -> int:
+        return index.reindex(db, progress, batch)
 
 
 WORDS = SqliteWords()
