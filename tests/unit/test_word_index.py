@@ -1,6 +1,8 @@
 """Each backend's word index (SQLite's FTS5 tables, PostgreSQL's keys under GIN) through the calls
 the store makes: the same terms, BM25 scores equal to FTS5's bm25(), every user's words apart."""
 
+import threading
+
 import pytest
 
 from engram.core.memory.records import content_hash, now_iso
@@ -165,4 +167,28 @@ def test_postgres_indexes_memories_stored_without_their_words(postgres_url):
     assert index.reindex(db, lambda done, total: told.append((done, total)), batch=2) == 3
     assert told == [(2, 3), (3, 3)] and index.left_to_reindex(db) == 0 and index.reindex(db) == 0
     assert len(found(db, "door")) == len(found(db, "蓝色")) == 1
+    db.close()
+
+
+def test_postgres_statistics_stay_exact_under_concurrent_writers(postgres_url):
+    """Four threads add and delete one user's memories at once, each change a transaction of its
+    own: no deadlock, and every count equals a recount of the stored keys."""
+    db = open_database(postgres_url)
+
+    def write(worker: int) -> None:
+        for n in range(15):
+            memory_id = remember(db, f"worker {worker} note {n}: the garden and the 花园", session=f"w{worker}")
+            if n % 3 == 0:
+                forget(db, memory_id)
+
+    threads = [threading.Thread(target=write, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert db.query_one("SELECT documents, tokens FROM word_users WHERE user = 'alice'") == \
+        db.query_one("SELECT count(*), sum(length) FROM memory_words") == (40, 40 * 9)
+    recount = dict(db.query("SELECT k, count(*) FROM memory_words, unnest(keys) k GROUP BY k"))
+    assert dict(db.query("SELECT key, documents FROM word_counts")) == recount
+    assert len(found(db, "garden")) == 40
     db.close()
