@@ -127,7 +127,7 @@ class Run:
         if self.db is None:
             return
         if self._opened is not None:
-            self.bytes += self.db.query_one("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c"
+            self.bytes += self.db.query_one("SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c"
                                             " WHERE c.relnamespace = current_schema()::regnamespace"
                                             " AND c.relkind IN ('r', 'm')")[0] or 0
             self._opened.__exit__(None, None, None)

@@ -19,7 +19,7 @@ often as they repeat, and its length: a search scores each memory a query key fi
 key's own index lookup, reading only the length and the repeats of the row (twice as fast at the
 95th percentile as counting the key in a full array). A lone Chinese, Japanese or Korean
 character in a query (FTS5's prefix query "花"*) reads a key of its own, stored for every token
-the character begins. Two terms of one user sharing a key (one chance in 10^10 among 100k
+the character begins. Two terms of one user sharing a key (about one chance in 4 billion among 100k
 distinct terms) would find each other.
 
 Forgetting: this side holds no text, only keys, which tell a word only to someone who guesses the
