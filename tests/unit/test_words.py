@@ -5,7 +5,6 @@ import pytest
 from engram.core.memory.search.words import index as word_index, tokens as words
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
-from engram.core.memory.search.words.bm25 import words_ranked
 from engram.core.memory.search.words.tokens import index_terms, match_queries, phrase, query_terms
 
 ALICE = Scope(user="alice")
@@ -178,7 +177,7 @@ def talk(store, monkeypatch):
 
 
 def ranked(store, query, scope=ALICE):
-    return words_ranked(store.db, query, scope, SearchOptions(mode="words"))
+    return store.words.ranked(store.db, query, scope, SearchOptions(mode="words"))
 
 
 def test_common_terms_still_score_what_rare_ones_find(store, talk):
@@ -206,7 +205,7 @@ def test_matches_are_found_behind_better_ones_of_other_users(store):
     for n in range(6):   # bob's matches are better, and fill the best few of all
         store.add("tuna " * 3, Scope(user="bob", session=f"s{n}"), "message")
     mine = store.add("tuna salad for lunch, with many other words", ALICE.narrowed(session="s1"), "message")
-    assert [i for i, _ in words_ranked(store.db, "tuna", ALICE, SearchOptions(mode="words", candidates=1))] == [mine.id]
+    assert [i for i, _ in store.words.ranked(store.db, "tuna", ALICE, SearchOptions(mode="words", candidates=1))] == [mine.id]
 
 
 def test_a_long_message_finds_a_memory_by_a_rare_word_at_its_end(store):

@@ -7,8 +7,7 @@ import pytest
 
 from engram.core.storage import database as db_module
 from engram.core import paths
-from engram.core.memory import store as store_module
-from engram.core.memory.search.words import index as word_index
+from engram.core.memory.search.words import index as word_index, sqlite as sqlite_words
 from engram.core.storage.database import Database
 from engram.core.storage.migrations import MIGRATIONS
 from engram.core.memory.scope import Scope
@@ -45,7 +44,7 @@ def schema_8(tmp_path, monkeypatch):
     with monkeypatch.context() as old:
         old.setattr(db_module, "MIGRATIONS", [m for m in MIGRATIONS if m.version <= 8])
         old.setattr(db_module, "index_terms", schema_8_index_text)
-        old.setattr(store_module, "index_terms", schema_8_index_text)
+        old.setattr(sqlite_words, "index_terms", schema_8_index_text)
         old.setattr(MemoryStore, "_record", staticmethod(schema_8_record))
         store = MemoryStore(Database(path), None)
         ids = {text: store.add(text, Scope(user=user, session="s1"), "message").id

@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 
 from engram.core import paths
-from engram.core.memory.search.words import index as word_index
+from engram.core.memory.search.words.index import REINDEX_JOB
 from engram.core.conversation.archive import ARCHIVE_JOB, Archiver, forget_session
 from engram.core.models.chat_model import ChatModel
 from engram.core.conversation.context import ContextProvider
@@ -169,7 +169,7 @@ class Engram:
         return Outbox(self.db, {
             ARCHIVE_JOB: Archiver(self.sessions, self.store, options.storage_scope),
             EMBED_JOB: lambda payload: self.store.embed_pending(),
-            word_index.REINDEX_JOB: lambda payload: word_index.reindex(self.db),
+            REINDEX_JOB: lambda payload: self.store.words.reindex(self.db),
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
             DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options),
@@ -208,7 +208,7 @@ class Engram:
         messages = self.sessions.delete(session_id, lambda s: (self.files.forget(s.folder),
                                                                forget_session(self.store, s.user, s.id)))
         with self.db.transaction() as conn:
-            word_index.purge(conn, session.user)      # the deleted words leave the index's bytes too
+            self.store.words.purge(conn, session.user)      # the deleted words leave the index's bytes too
         empty_log(self)
         try:
             return DeletedSession(messages, folder.path, self.files.discard(folder.name, self.data_dir / TRASH_DIR))

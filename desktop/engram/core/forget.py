@@ -1,7 +1,7 @@
 """Forgetting for real: one memory with every copy made from it, or a text wherever it is stored.
 
 A DELETE in SQLite leaves the words behind in three places: the FTS5 word index keeps a deleted
-memory's terms in its segments until they are merged (``word_index.purge`` merges them); the
+memory's terms in its segments until they are merged (the word index's ``purge`` merges them); the
 write-ahead log keeps old pages until a checkpoint copies them back and the log is truncated
 (``release_log``, which waits for other processes' reads to end, else an outbox job does it later;
 freed pages are zeroed because every Engram connection sets ``secure_delete``); and everything
@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engram.core.memory.search.words import index as word_index
 from engram.core.conversation.archive import ARCHIVE_JOB
 from engram.core.storage.atomic import write_bytes_atomic
 from engram.core.errors import DataDirError, InvalidInput
@@ -136,7 +135,7 @@ def forget_memory(engram: "Engram", memory_id: int, *, actor: Actor | str = Acto
         turns = _redact_turns_recalling(conn, user, ids, words_of(texts))
         for i in ids:
             engram.store.delete(i, actor=actor)
-        word_index.purge(conn, user)
+        engram.store.words.purge(conn, user)
     return ForgottenMemory(ids, turns, empty_log(engram))
 
 
@@ -373,7 +372,7 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
             engram.outbox.enqueue(ARCHIVE_JOB, {"message_id": message_id}, conn)
         for place in by_kind.get("chat folder", []):
             _rename_session_folder(engram, conn, place.key[0], place.key[1], folder_pattern)
-        word_index.purge(conn, user)
+        engram.store.words.purge(conn, user)
     for place in by_kind.get("trash folder", []):
         _rename(engram.data_dir / TRASH_DIR / place.key[0], folder_pattern)
     if by_kind.get("file") or by_kind.get("file name"):

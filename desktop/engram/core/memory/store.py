@@ -1,7 +1,7 @@
 """The memory store: add, get, update, delete, list and the history of every change.
 
 Texts live in ``memories`` and, prepared for words, in their user's word index
-(core/memory/search/words/index.py); vectors live in the active embedding model's vec0 table. All three change
+(core/memory/search/words/, one per backend); vectors live in the active embedding model's vec0 table. All three change
 in one transaction. A memory without a vector in the active model's space is "pending": it is
 still found by words, and ``embed_pending`` fills the gap (after a model change, or when the
 turn engine defers embedding to the outbox).
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 import apsw
 import numpy as np
 
-from engram.core.memory.search.words import index as word_index
+from engram.core.memory.search import words
 from engram.core.storage.database import Database
 from engram.core.models.embeddings import Embedder
 from engram.core.errors import InvalidInput, NotFound
@@ -26,7 +26,6 @@ from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions, SearchResult
 from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
 from engram.core.memory.search.vectors.table import VectorIndex, remove_everywhere
-from engram.core.memory.search.words.tokens import index_terms
 
 _COLUMNS = ", ".join(f"m.{column.strip()}" for column in Memory.COLUMNS.split(","))
 _SELECT = f"SELECT {_COLUMNS} FROM memories m"
@@ -41,6 +40,7 @@ class MemoryStore:
         # What a text goes through before it is stored (core/memory/sensitive.py's mask, by setting).
         # File chunks are exempt: they mirror the person's file, which stays as it is.
         self.clean: Callable[[str], str] | None = None
+        self.words = words.for_database(db)
         self.searcher = Searcher(db, self.get_many)
         self.use_embedder(embedder)
 
@@ -85,7 +85,6 @@ class MemoryStore:
         ids: list[int] = []
         fresh: list[tuple[int, int]] = []  # (position in items, memory id) of newly stored ones
         with self.db.transaction() as conn:
-            indexes = {user: word_index.made(conn, user) for user in {item.scope.user for item in items}}
             for position, (text, item, kind, chash) in enumerate(prepared):
                 existing = conn.execute(
                     "SELECT id FROM memories WHERE application=? AND agent=? AND user=? AND session=?"
@@ -102,11 +101,10 @@ class MemoryStore:
                      json.dumps(list(item.source_ids)), json.dumps(item.source, ensure_ascii=False), chash,
                      int(item.pinned)))
                 memory_id = conn.last_insert_rowid()
-                conn.execute(f"INSERT INTO {indexes[item.scope.user]}(rowid, body) VALUES (?, ?)",
-                             (memory_id, index_terms(text)))
                 self._record(conn, memory_id, item.scope.user, "add", actor, None, text)
                 ids.append(memory_id)
                 fresh.append((position, memory_id))
+            self.words.index(conn, [(mid, items[pos].scope.user, prepared[pos][0]) for pos, mid in fresh])
             if vectors is not None and fresh and index is not None:
                 index.put(conn, [(mid, items[pos].scope, prepared[pos][2]) for pos, mid in fresh],
                           np.asarray(vectors)[[pos for pos, _ in fresh]])
@@ -163,9 +161,8 @@ class MemoryStore:
                                        hint="edit or delete the one that exists instead") from e
                 raise
             if "text" in changes:
-                words = word_index.made(conn, old.scope.user)
-                conn.execute(f"DELETE FROM {words} WHERE rowid = ?", (memory_id,))
-                conn.execute(f"INSERT INTO {words}(rowid, body) VALUES (?, ?)", (memory_id, index_terms(new_text)))
+                self.words.unindex(conn, old.scope.user, [memory_id])
+                self.words.index(conn, [(memory_id, old.scope.user, new_text)])
             if "text" in changes or "kind" in changes:
                 remove_everywhere(conn, [memory_id])
             if index is not None and ("text" in changes or "kind" in changes):
@@ -198,7 +195,7 @@ class MemoryStore:
         a checkpoint: ``engram.core.forget.forget_memory`` does both, and forgets what was made from it."""
         user = self.get(memory_id).scope.user
         with self.db.transaction() as conn:
-            conn.execute(f"DELETE FROM {word_index.made(conn, user)} WHERE rowid = ?", (memory_id,))
+            self.words.unindex(conn, user, [memory_id])
             remove_everywhere(conn, [memory_id])
             conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
             conn.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
@@ -281,7 +278,7 @@ class MemoryStore:
     def warm(self, user: str) -> None:
         """Load the user's vectors for search now (seconds at 100k memories), and make their word
         index if an upgrade left it to be made (a minute at a million), not at the first search."""
-        word_index.searched(self.db, user)
+        self.words.warm(self.db, user)
         if (vectors := self.vectors) is not None:
             vectors.mirror.warm(user)
 

@@ -150,4 +150,26 @@ CREATE TABLE distilled (
     updated_at          TEXT NOT NULL
 );
 """),
+    Migration(2, "words", """
+-- Words (core/memory/search/words/postgres.py): each memory's terms, as FTS5 makes them on SQLite,
+-- as 64-bit keys of (user, term): the distinct ones, those held more than once as often as they
+-- repeat, and the memory's length in terms; BM25's statistics per user beside.
+CREATE TABLE memory_words (
+    memory_id   BIGINT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+    keys        BIGINT[] NOT NULL,
+    repeats     BIGINT[],
+    length      INTEGER NOT NULL
+);
+-- New entries wait in a short list (256 kB, which every search reads) and join the index in bulk.
+CREATE INDEX memory_words_by_key ON memory_words USING gin (keys) WITH (fastupdate = on, gin_pending_list_limit = 256);
+CREATE TABLE word_counts (
+    key         BIGINT PRIMARY KEY,
+    documents   INTEGER NOT NULL
+);
+CREATE TABLE word_users (
+    "user"      TEXT PRIMARY KEY,
+    documents   BIGINT NOT NULL,
+    tokens      BIGINT NOT NULL
+);
+"""),
 ]

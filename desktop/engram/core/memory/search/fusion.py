@@ -53,7 +53,6 @@ from engram.core.models.embeddings import relatedness
 from engram.core.errors import InvalidInput
 from engram.core.memory.records import DISTILLED_KINDS, Memory, now_iso, parse_kind
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.words.bm25 import words_ranked
 
 if TYPE_CHECKING:
     from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
@@ -162,7 +161,7 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
         result.embed_ms = (time.perf_counter() - embedding) * 1000
     # Words (SQLite) and meaning (numpy) both release the GIL: on two cores they run side by side.
     side_by_side = use_words and use_meaning and not searcher.db.in_transaction_here()
-    words_future = (searcher.words_pool.submit(words_ranked, searcher.db, query, scope, options)
+    words_future = (searcher.words_pool.submit(searcher.words.ranked, searcher.db, query, scope, options)
                     if side_by_side else None)
     if use_meaning:
         unrelated = space.embedder.unrelated_similarity
@@ -171,7 +170,7 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
                 similarity[memory_id] = similar
                 meaning_ids.append(memory_id)
     words = (words_future.result() if words_future
-             else words_ranked(searcher.db, query, scope, options) if use_words else [])
+             else searcher.words.ranked(searcher.db, query, scope, options) if use_words else [])
     words_ids = [memory_id for memory_id, _ in words]
     bm25 = dict(words)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from engram.core.memory.records import Memory
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions, SearchResult, hybrid_search
+from engram.core.memory.search.words import for_database
 from engram.core.memory.search.vectors.table import VectorIndex
 from engram.core.models.embeddings import Embedder
 from engram.core.storage.database import Database
@@ -30,10 +31,11 @@ class EmbeddingSpace:
 
 
 class Searcher:
-    """Hybrid search over one database; ``fetch`` reads memories by id inside a scope."""
+    """Hybrid search over one database and its word index; ``fetch`` reads memories by id inside a scope."""
 
     def __init__(self, db: Database, fetch: Callable[[Sequence[int], Scope], list[Memory]]):
         self.db = db
+        self.words = for_database(db)
         self.fetch = fetch
         self.words_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engram-words")
 

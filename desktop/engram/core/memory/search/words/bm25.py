@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from engram.core.storage.database import Database
 
 
-
-
-def _filters(scope: Scope, options: "SearchOptions") -> tuple[str, list]:
+def filters(scope: Scope, options: "SearchOptions") -> tuple[str, list]:
+    """The scope, kinds and validity of a search as a WHERE fragment on ``memories m`` (both
+    backends' word searches put it in their SQL)."""
     clause, params = scope.sql()
     if options.kinds:
         clause += f" AND m.kind IN ({','.join('?' * len(options.kinds))})"
@@ -80,7 +80,7 @@ def words_ranked(db: "Database", query: str, scope: Scope, options: "SearchOptio
         return []
     expressions = match_queries(query, lambda term, at_most: _documents_with(db, table, term, at_most),
                                 word_index.documents(db, table))
-    clause, params = _filters(scope, options)
+    clause, params = filters(scope, options)
     best: dict[int, float] = {}
     few_suffice = True
     for expression in expressions:

@@ -41,9 +41,8 @@ log = logging.getLogger(__name__)
 def made(conn: apsw.Connection, user: str) -> str:
     """The name of the user's word index, made and filled from their memories if it does not exist
     yet. Call it inside the transaction, before adding their memories (else they are indexed twice)."""
-    row = conn.execute(_FIND, (user,)).fetchone()
-    if row:
-        return row[0]
+    if (name := found(conn, user)) is not None:
+        return name
     conn.execute("INSERT INTO word_indexes(user) VALUES (?)", (user,))
     name = f"memory_fts_{conn.last_insert_rowid()}"
     conn.execute(f"CREATE VIRTUAL TABLE {name} USING fts5(body, tokenize = '{TOKENIZER}',"
@@ -51,6 +50,12 @@ def made(conn: apsw.Connection, user: str) -> str:
     conn.execute(f"INSERT INTO {name}(rowid, body) SELECT id, engram_index_text(text) FROM memories WHERE user = ?",
                  (user,))
     return name
+
+
+def found(conn: apsw.Connection, user: str) -> str | None:
+    """The name of the user's word index, or None when it is not made yet."""
+    row = conn.execute(_FIND, (user,)).fetchone()
+    return row[0] if row else None
 
 
 def searched(db: "Database", user: str) -> str | None:
@@ -75,9 +80,8 @@ def purge(conn: apsw.Connection, user: str) -> None:
     FTS5 keeps them in the old segments (findable no more, but readable in the file) until then.
     Rewrites the whole index (forget_memory takes 0.6 s at 100k memories, tests/bench/forget_bench.py);
     for forgetting only."""
-    row = conn.execute(_FIND, (user,)).fetchone()
-    if row:
-        conn.execute(f"INSERT INTO {row[0]}({row[0]}) VALUES ('optimize')")
+    if (name := found(conn, user)) is not None:
+        conn.execute(f"INSERT INTO {name}({name}) VALUES ('optimize')")
 
 
 def left_to_reindex(db: "Database") -> int:

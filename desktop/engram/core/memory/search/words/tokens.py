@@ -10,7 +10,7 @@ handles. Traditional Chinese is indexed and searched as Simplified (OpenCC's t2s
 
 BM25 costs a few µs for every document that holds any query term, and a term held by many
 documents ("go", "like") adds little to the ranking, so only documents holding one of the
-query's rarer terms are ranked; they are still scored by every term (see ``match_queries``).
+query's rarer terms are ranked; they are still scored by every term (see ``match_terms``).
 A long query (a pasted page, a question with chat history) keeps its rarest terms.
 """
 
@@ -110,10 +110,16 @@ def query_terms(text: str) -> list[str]:
     return topical or list(dict.fromkeys(_terms(text)))
 
 
+def is_prefix(term: str) -> bool:
+    """Whether a query term also finds the terms it begins: a lone Chinese, Japanese or Korean
+    character finds the bigrams it begins."""
+    return len(term) == 1 and _CJK_RUN.fullmatch(term) is not None
+
+
 def phrase(term: str) -> str:
-    """``term`` as an FTS5 phrase (quoted, so no term is read as FTS5 syntax); a lone Chinese,
-    Japanese or Korean character also finds the bigrams it begins."""
-    return '"' + term.replace('"', '""') + '"' + ("*" if len(term) == 1 and _CJK_RUN.fullmatch(term) else "")
+    """``term`` as an FTS5 phrase (quoted, so no term is read as FTS5 syntax), a prefix one when
+    ``is_prefix``."""
+    return '"' + term.replace('"', '""') + '"' + ("*" if is_prefix(term) else "")
 
 
 def any_of(terms: list[str]) -> str:
@@ -121,32 +127,42 @@ def any_of(terms: list[str]) -> str:
     return " OR ".join(phrase(t) for t in terms)
 
 
-def match_queries(text: str, documents_with: Callable[[str, int], int], documents: int) -> list[str]:
-    """FTS5 MATCH expressions for ``text``: the documents they find are the ones to rank, and the
-    higher of a document's BM25 scores under them is its BM25 score for all the query's terms.
+def match_terms(text: str, documents_with: Callable[[str, int], int], documents: int) -> list[tuple[list[str], list[str]]]:
+    """The query's terms as (rare, others) pairs, one for each search to make: the documents
+    holding any of ``rare`` (and, when ``others`` is not empty, one of ``others`` too) are the ones
+    to rank, each scored by all the pair's terms; a document's best score under them is its BM25
+    score for all the query's terms.
 
-    ``documents_with(phrase, at_most)`` counts the documents holding a phrase, stopping at
+    ``documents_with(term, at_most)`` counts the documents holding a term, stopping at
     ``at_most`` (-1: all); ``documents`` is how many there are. Terms no document holds are left
     out, and of the rest a long query keeps its ``MAX_QUERY_TERMS`` rarest (of its
-    ``MAX_COUNTED_TERMS`` longest). The first expression finds the documents holding a rare term
+    ``MAX_COUNTED_TERMS`` longest). The first pair finds the documents holding a rare term
     (or, when every term is common, the rarest); the second, which exists when some terms are
-    common, finds those of them that also hold a common one and scores them by every term. A
-    document holding only common terms is not found.
+    common, finds those of them that also hold a common one. A document holding only common
+    terms is not found.
     """
     terms = query_terms(text)
     if len(terms) < 2:
-        return [any_of(terms)] if terms else []
+        return [(terms, [])] if terms else []
     if len(terms) > MAX_COUNTED_TERMS:   # longer words are rarer, in most languages
         longest = set(sorted(terms, key=len, reverse=True)[:MAX_COUNTED_TERMS])
         terms = [t for t in terms if t in longest]
     common = max(COMMON_AT_LEAST, int(documents * COMMON_SHARE))
-    held = {t: documents_with(phrase(t), common + 1) for t in terms}
+    held = {t: documents_with(t, common + 1) for t in terms}
     kept = set(sorted((t for t in terms if held[t]), key=held.__getitem__)[:MAX_QUERY_TERMS])
     terms = [t for t in terms if t in kept]
     if not terms:
         return []
     rare = [t for t in terms if held[t] <= common]
     if not rare:
-        rare = [min(terms, key=lambda t: documents_with(phrase(t), -1))]
+        rare = [min(terms, key=lambda t: documents_with(t, -1))]
     others = [t for t in terms if t not in rare]
-    return [any_of(rare)] + ([f"({any_of(rare)}) AND ({any_of(others)})"] if others else [])
+    return [(rare, [])] + ([(rare, others)] if others else [])
+
+
+def match_queries(text: str, documents_with: Callable[[str, int], int], documents: int) -> list[str]:
+    """FTS5 MATCH expressions for ``text``, one for each pair of ``match_terms``; here
+    ``documents_with`` counts the documents matching a phrase."""
+    return [f"({any_of(rare)}) AND ({any_of(others)})" if others else any_of(rare)
+            for rare, others in match_terms(text, lambda term, at_most: documents_with(phrase(term), at_most),
+                                            documents)]
