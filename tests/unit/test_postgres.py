@@ -6,13 +6,13 @@ import pytest
 
 from engram.core.errors import DatabaseError
 from engram.core.storage import open_database
-from engram.core.storage.postgres import redacted, translated
+from engram.core.storage.postgres import PostgresDatabase, redacted, translated
 
 
 def test_sql_is_translated_outside_literals_and_quoted_names():
     sql = "SELECT id FROM memories m WHERE user = ? AND m.user = ? AND text LIKE '%user?' AND \"user\" = ?"
     assert translated(sql) == ("SELECT id FROM memories m WHERE \"user\" = %s AND m.user = %s"
-                               " AND text LIKE '%user?' AND \"user\" = %s")
+                               " AND text LIKE '%%user?' AND \"user\" = %s")
     assert translated("SELECT 100 % 7, username FROM t") == "SELECT 100 %% 7, username FROM t"
 
 
@@ -35,6 +35,8 @@ def test_transactions_commit_whole_or_not_at_all(postgres_url):
         raise RuntimeError("a crash in the middle")
     assert db.query("SELECT id, user FROM sessions") == [("s1", "ann")]
     assert db.query_one("SELECT content FROM messages")[0] == "50% off"
+    assert db.query("SELECT 100 % 7, '100%', ? || '%'", ("50",)) == [(2, "100%", "50%")]
+    assert db.query("SELECT count(*) FROM messages WHERE content LIKE '%off'") == [(1,)]
     db.close()
     again = open_database(postgres_url)   # reopening applies nothing twice
     assert again.schema_version() >= 1
@@ -43,5 +45,5 @@ def test_transactions_commit_whole_or_not_at_all(postgres_url):
 
 def test_an_unreachable_server_is_said_without_its_password(tmp_path):
     with pytest.raises(DatabaseError) as caught:
-        open_database(f"postgresql://bob:s3cret@/engram?host={tmp_path}&connect_timeout=1")
+        PostgresDatabase(f"postgresql://bob:s3cret@/engram?host={tmp_path}", connect_timeout_s=1)
     assert "s3cret" not in str(caught.value) and "cannot reach" in str(caught.value)

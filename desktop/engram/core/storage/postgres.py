@@ -4,7 +4,8 @@
 ``execute``/``query``/``query_one``, ``change_stamp``, ``schema_version``. Repositories keep
 writing their SQL once, in the dialect both engines share; what differs is said here once:
 
-- placeholders: ``?`` becomes ``%s`` (and a literal ``%`` becomes ``%%``);
+- placeholders: ``?`` becomes ``%s``, and every ``%`` becomes ``%%``, in string literals too
+  (psycopg reads percent signs everywhere; statements always go with parameters, so it always does);
 - ``user`` is a column of ours but a reserved word of PostgreSQL (``SELECT user`` is the
   server's login name, silently): a bare ``user`` becomes ``"user"``.
 
@@ -68,7 +69,7 @@ def translated(sql: str) -> str:
             return "%%"
         if user:
             return '"user"'
-        return literal or quoted
+        return literal.replace("%", "%%") if literal else quoted
     return _TOKENS.sub(replace, sql)
 
 
@@ -97,7 +98,7 @@ class Connection:
         self.changed = False    # whether anything was written: then others are told at commit
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> psycopg.Cursor:
-        cursor = self.raw.execute(translated(sql), params or None)
+        cursor = self.raw.execute(translated(sql), params)
         verb = (cursor.statusmessage or "").partition(" ")[0]
         if verb in _ROW_WRITES and cursor.rowcount > 0:
             self._changed(cursor.rowcount)
@@ -156,8 +157,8 @@ class ChangeListener:
     for each, from a daemon thread. When the server goes away (a restart, a dropped network) it
     connects again, and calls ``heard()`` once more: what was committed meanwhile was not told."""
 
-    def __init__(self, url: str, token: str, heard: Callable[[], None]):
-        self.url, self.token, self.heard = url, token, heard
+    def __init__(self, url: str, token: str, heard: Callable[[], None], connect_timeout_s: int):
+        self.url, self.token, self.heard, self.connect_timeout_s = url, token, heard, connect_timeout_s
         self._wake = f"engram_wake_{token}"      # close() wakes the thread through it
         self._stopped = threading.Event()
         self._conn: psycopg.Connection | None = self._connect()   # listening before the first commit
@@ -165,7 +166,7 @@ class ChangeListener:
         self._thread.start()
 
     def _connect(self) -> psycopg.Connection:
-        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout_s)
         conn.execute(f"LISTEN {CHANNEL}")
         conn.execute(f"LISTEN {self._wake}")
         return conn
@@ -210,7 +211,7 @@ class PostgresDatabase:
     dialect = "postgresql"
     path = None   # no file: a server
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, *, connect_timeout_s: int = CONNECT_TIMEOUT_S):
         self.url = url
         self._local = threading.local()
         self._token = uuid.uuid4().hex     # tells this instance's notifications from others'
@@ -220,10 +221,10 @@ class PostgresDatabase:
         self._changes = ChangeFeed()
         try:
             self._pool = psycopg_pool.ConnectionPool(
-                url, min_size=1, max_size=POOL_SIZE, open=True, timeout=CONNECT_TIMEOUT_S,
-                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S})
-            self._pool.wait(timeout=CONNECT_TIMEOUT_S)
-            self._listener = ChangeListener(url, self._token, self._heard_commit)
+                url, min_size=1, max_size=POOL_SIZE, open=True, timeout=connect_timeout_s,
+                kwargs={"autocommit": True, "connect_timeout": connect_timeout_s})
+            self._pool.wait(timeout=connect_timeout_s)
+            self._listener = ChangeListener(url, self._token, self._heard_commit, connect_timeout_s)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
             raise DatabaseError(f"cannot reach the PostgreSQL server at {redacted(url)}: {e}",
                                 hint="check the server is running and the URL (database_url,"
@@ -290,7 +291,7 @@ class PostgresDatabase:
         if held is not None:
             return held.execute(sql, params).fetchall()
         with self._pool.connection() as raw:
-            return raw.execute(translated(sql), params or None).fetchall()
+            return raw.execute(translated(sql), params).fetchall()
 
     def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
         rows = self.query(sql, params)
