@@ -235,9 +235,10 @@ class PostgresDatabase:
         with self.transaction() as conn:
             # One Engram at a time migrates (others wait here, then find nothing left to do).
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.migrations'))")
-            conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                         " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
-                         " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+            # On the raw session: finding the table there is no change to tell other instances.
+            conn.raw.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                             " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                             " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
             done = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
             newest = max((m.version for m in MIGRATIONS), default=0)
             if done and max(done) > newest:
