@@ -6,7 +6,7 @@
   no polling) searches by meaning for TEXT; on finding it says ``found <unix time>``.
 - ``add TEXT``: remembers TEXT and says ``added <unix time>`` once it is committed.
 - ``write N``: remembers N texts of its own one by one, searching by words for every 10th just
-  after writing it; says ``wrote <added> <failures> <seconds>``. A failure is an error raised or
+  after writing it; says ``wrote <added> <failures> <first write's unix time> <last's end>``. A failure is an error raised or
   a search that does not find the memory just written.
 """
 
@@ -59,7 +59,7 @@ def recall(engram: Engram, text: str) -> None:
 def write(engram: Engram, count: int, name: str) -> None:
     words = SearchOptions(mode="words", k=5)
     added = failures = 0
-    started = time.perf_counter()
+    started = time.time()
     for n in range(count):
         text = f"note {n} of {name}: w{name}x{n} lives at number {n}"
         try:
@@ -72,7 +72,7 @@ def write(engram: Engram, count: int, name: str) -> None:
         except Exception:
             failures += 1
             traceback.print_exc()
-    say("wrote", added, failures, round(time.perf_counter() - started, 2))
+    say("wrote", added, failures, started, time.time())
 
 
 def main() -> None:

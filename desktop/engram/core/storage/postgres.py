@@ -260,16 +260,25 @@ class PostgresDatabase:
                 yield held
             return
         with self._pool.connection() as raw:
-            conn = self._local.conn = Connection(raw, self._wrote)
             try:
-                with raw.transaction():
+                with self._told(raw) as conn:
+                    self._local.conn = conn
                     yield conn
-                    if conn.changed:    # delivered to the listeners on commit, never on rollback
-                        raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self._token))
             finally:
                 self._local.conn = None
-                if conn.changed:        # committed or rolled back: what was read inside is stale
-                    self._wrote()
+
+    @contextmanager
+    def _told(self, raw: psycopg.Connection) -> Iterator[Connection]:
+        """A transaction on ``raw`` whose writes other instances are told of when it commits."""
+        conn = Connection(raw, self._wrote)
+        try:
+            with raw.transaction():
+                yield conn
+                if conn.changed:    # delivered to the listeners on commit, never on rollback
+                    raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self._token))
+        finally:
+            if conn.changed:        # committed or rolled back: what was read inside is stale
+                self._wrote()
 
     @contextmanager
     def snapshot(self) -> Iterator[Connection]:
