@@ -36,6 +36,7 @@ def tool(index, folder, name):
     return next(t for t in file_tools(index, folder) if t.name == name)
 
 
+@pytest.mark.both_backends
 def test_files_stay_on_the_device_that_has_the_folder(desk, laptop, session):
     desk.write(session.folder, "plan.md", "# Trip\nthe night train to Vienna\n", "Trip plan")
     laptop.sync_all()        # the laptop does not have the folder: it must not drop the desk's files
@@ -51,6 +52,7 @@ def test_files_stay_on_the_device_that_has_the_folder(desk, laptop, session):
     assert any("Vienna" in hit.memory.text for hit in recalled)     # what the file says is shared memory
 
 
+@pytest.mark.both_backends
 def test_a_deleted_session_leaves_no_files_indexed_on_any_device(desk, laptop, session, store):
     desk.write(session.folder, "plan.md", "# Trip\nVienna\n")
     chunk = desk.chunk_memories(session.folder)[0].id
@@ -58,6 +60,7 @@ def test_a_deleted_session_leaves_no_files_indexed_on_any_device(desk, laptop, s
     assert desk.statuses(session.folder) == [] and store.get_many([chunk]) == []
 
 
+@pytest.mark.both_backends
 def test_rows_indexed_before_devices_were_told_apart_are_claimed(store, db, desk, session):
     desk.write(session.folder, "plan.md", "# Trip\nVienna\n")
     with db.transaction() as conn:          # as migration 14 leaves them
