@@ -3,6 +3,10 @@ call on a worker, handing results and errors back as signals.
 
 Disk work runs on one thread, in the order asked (a rename is listed after it happened); model work
 (a reply, a model load) runs on another, so a streaming reply never holds up the memory list.
+
+Another Engram writing to the same database (a second window, a command, another device on a
+server) is told by the database on a thread of its own (``db.on_change``); ``changed_elsewhere``
+carries that onto the GUI thread, where the window reads its lists again.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ class Backend(QObject):
     opened = Signal(object)      # the Engram facade, its database open (its embedding_problem: why no embedder)
     failed = Signal(object)      # the facade could not open (e.g. the data folder is not writable)
     error = Signal(object)       # any other call that failed without its own error handler
+    changed_elsewhere = Signal()  # another Engram committed to the database (queued to the GUI thread)
 
     def __init__(self, data_dir: str | None = None, opener: Callable | None = None, parent=None):
         super().__init__(parent)
@@ -26,6 +31,7 @@ class Backend(QObject):
         self.opener = opener
         self.engram = None
         self.watcher = None
+        self._unsubscribe = None     # from the database's news of others' commits
         self.disk_pool = Pool(1)
         self.model_pool = Pool(1)
 
@@ -45,7 +51,14 @@ class Backend(QObject):
 
             engram = Engram(self.data_dir)
         self.watcher = FolderWatcher(engram.files).start()
+        # Emitting only queues the signal: the database's thread never waits for the window.
+        self._unsubscribe = engram.db.on_change(self.changed_elsewhere.emit)
         return engram
+
+    def _stop_hearing(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
 
     def _opened(self, engram) -> None:
         self.engram = engram
@@ -96,6 +109,7 @@ class Backend(QObject):
         self.engram, self.watcher = None, None          # no new calls start meanwhile
 
         def work():
+            self._stop_hearing()
             if watcher is not None:
                 watcher.stop()
             folder = engram.data_dir
@@ -118,6 +132,7 @@ class Backend(QObject):
         """Stop streaming work, wait for the threads, then close the facade."""
         self.model_pool.wait(wait_ms)
         self.disk_pool.wait(wait_ms)
+        self._stop_hearing()
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None

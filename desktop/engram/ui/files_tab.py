@@ -6,6 +6,10 @@ unsaved edits simply reloads; with unsaved edits, the conflict is shown and noth
 overwritten until the person chooses. A save also checks that the file on disk is still the one
 that was opened. When memories.md (the folder's generated index) cannot be written, a banner
 says why until a later write succeeds.
+
+A chat's folder stays on the device that has it (several devices may share one database): on
+the others the tab says where the files are, and offers no new file nor a folder to open, which
+would start a second folder of the same chat.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class FilesTab(QWidget):
         super().__init__(parent)
         self.backend = backend
         self.folder: str | None = None      # the session's folder name
+        self.elsewhere: str | None = None   # the device that has the folder, when it is not this one
         self.name: str | None = None        # the open file
         self.loaded: str | None = None      # hash of the bytes on disk when opened or saved
         self.events = FileEvents(self)
@@ -52,6 +57,8 @@ class FilesTab(QWidget):
         layout.addLayout(self._top_row())
         self.index_problem = Notice(closable=False)
         layout.addWidget(self.index_problem)
+        self.on_device = Notice(closable=False)
+        layout.addWidget(self.on_device)
         split = QSplitter(Qt.Vertical)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels([self.tr("File"), self.tr("Size")])
@@ -140,7 +147,7 @@ class FilesTab(QWidget):
     def set_folder(self, folder: str | None) -> None:
         if folder == self.folder:
             return
-        self.folder, self.name, self.loaded = folder, None, None
+        self.folder, self.name, self.loaded, self.elsewhere = folder, None, None, None
         self.where.setText(folder or self.tr("No chat selected"))
         self.where.setToolTip(folder or "")
         self._show_file(None, None, None)
@@ -162,7 +169,7 @@ class FilesTab(QWidget):
                           errored=self._failed)
 
     def _set_enabled(self) -> None:
-        has_folder, has_file = self.folder is not None, self.name is not None
+        has_folder, has_file = self.folder is not None and self.elsewhere is None, self.name is not None
         self.new_button.setEnabled(has_folder)
         self.open_button.setEnabled(has_folder)
         for widget in (self.editor, self.description, self.save_button, self.delete_button):
@@ -175,19 +182,21 @@ class FilesTab(QWidget):
         if folder is None or not self.backend.ready:
             self.tree.clear()
             self.index_problem.hide()
+            self.on_device.hide()
             return
 
         def scan(engram):
             statuses = {s.name: s for s in engram.files.statuses(folder)}
-            return folder, engram.files.folder(folder).scan(), statuses
+            return folder, engram.files.folder(folder).scan(), statuses, engram.files.elsewhere(folder)
 
         self.backend.disk(scan, returned=self._fill)
 
     def _fill(self, found) -> None:
-        folder, entries, statuses = found
+        folder, entries, statuses, elsewhere = found
         if folder != self.folder:
             return
         self._show_index_problem(statuses.get(INDEX_NAME))
+        self._show_elsewhere(elsewhere)
         self.tree.clear()
         folders: dict[str, QTreeWidgetItem] = {}
         for entry in entries:
@@ -231,6 +240,16 @@ class FilesTab(QWidget):
             self.tr("<b>{index} could not be written:</b> {why}.<br>Your files are untouched and still indexed;"
                     " only the index file is out of date.").format(index=INDEX_NAME, why=html.escape(status.detail)),
             "warning", [(self.tr("Try again"), self._write_index_again)])
+
+    def _show_elsewhere(self, device: str | None) -> None:
+        self.elsewhere = device
+        self._set_enabled()
+        if device is None:
+            self.on_device.hide()
+            return
+        self.on_device.show_message(
+            self.tr("<b>This chat's files are on {device}.</b> Open the chat there to read or change them;"
+                    " what they say is recalled here too.").format(device=html.escape(device)))
 
     def _write_index_again(self) -> None:
         folder = self.folder

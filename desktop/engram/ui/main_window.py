@@ -23,6 +23,7 @@ from engram.ui.status_bar import StatusBar
 from engram.ui.turn_controller import TurnController, status_note
 
 HEALTH_MS = 2000
+ELSEWHERE_MS = 300      # another Engram's burst of commits (an import, a distillation) redraws once
 
 
 class MainWindow(QMainWindow):
@@ -50,6 +51,8 @@ class MainWindow(QMainWindow):
         self._connect()
         self._health = QTimer(self, interval=HEALTH_MS)
         self._health.timeout.connect(self.refresh_health)
+        self._elsewhere = QTimer(self, singleShot=True, interval=ELSEWHERE_MS)
+        self._elsewhere.timeout.connect(self.refresh_after_elsewhere)
         self._last_pending = None
         self.chat.show_welcome()
         self.chat.composer.setFocus()
@@ -103,6 +106,8 @@ class MainWindow(QMainWindow):
         self.backend.opened.connect(self._opened)
         self.backend.failed.connect(self._open_failed)
         self.backend.error.connect(self.show_error)
+        # The first news starts the wait; more news meanwhile joins it (a steady stream still redraws).
+        self.backend.changed_elsewhere.connect(lambda: self._elsewhere.isActive() or self._elsewhere.start())
         for keys, action in (("Ctrl+N", self.new_chat), ("Ctrl+F", self.focus_search), ("Esc", self.stop),
                              ("Ctrl+,", self.open_settings)):
             QShortcut(QKeySequence(keys), self, activated=action)
@@ -208,6 +213,13 @@ class MainWindow(QMainWindow):
             self.memories.titles.update({s.id: s.title for s in found if s.title})
 
         self.backend.disk(lambda engram: engram.sessions.list(engram.user, query), returned=shown)
+
+    def refresh_after_elsewhere(self) -> None:
+        """Another Engram (a window, a command, another device) wrote: show the chats, memories
+        and files as they are now. Each list reads on the disk thread; nothing here waits."""
+        self.refresh_sessions()
+        self.memories.refresh()
+        self.files.refresh()
 
     def _after_forgetting(self) -> None:
         """Forget everywhere changed chats' words, titles and folders: show them as they are now."""

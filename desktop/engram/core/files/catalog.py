@@ -2,6 +2,8 @@
 chunks in order (``session_file_chunks``), each chunk a memory of kind ``file``.
 
 It never reads the disk: ``FileIndex`` decides what a file on disk becomes and records it here.
+Rows name the device that has the file (see device.py); a catalog reads and writes its own
+device's, and only says of the others' that they are there.
 A chunk's memory is shared by identical chunks of the folder (stored by content hash) and is
 forgotten when no chunk refers to it any more.
 """
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engram.core.errors import InvalidInput
+from engram.core.files.device import Device
 from engram.core.files.names import INDEX_NAME
 from engram.core.memory.records import Kind, Memory, NewMemory, content_hash, normalise_text, now_iso
 from engram.core.memory.scope import Scope
@@ -19,6 +22,12 @@ from engram.core.memory.store import MemoryStore
 
 INDEXED, PROBLEM, REMOVED = "indexed", "problem", "removed"
 _STATUS_COLUMNS = "folder, name, status, detail, description, chunks, size"
+# A file's status, replacing the one it had (an upsert both SQLite and PostgreSQL read).
+_PUT_STATUS = ("INSERT INTO session_files(device, folder, name, status, detail, description, content_hash, size,"
+               " chunks, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT (device, folder, name) DO UPDATE SET"
+               " status = excluded.status, detail = excluded.detail, description = excluded.description,"
+               " content_hash = excluded.content_hash, size = excluded.size, chunks = excluded.chunks,"
+               " indexed_at = excluded.indexed_at")
 
 
 @dataclass(frozen=True)
@@ -51,37 +60,53 @@ class Piece:
 
 
 class FileCatalog:
-    def __init__(self, store: MemoryStore):
+    def __init__(self, store: MemoryStore, device: Device):
         self.store = store
         self.db = store.db
+        self.device = device.id
+        with self.db.transaction() as conn:
+            conn.execute("INSERT INTO devices(id, name, seen_at) VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE"
+                         " SET name = excluded.name, seen_at = excluded.seen_at", (device.id, device.name, now_iso()))
+            for table in ("session_files", "session_file_chunks"):    # indexed before devices were told apart
+                conn.execute(f"UPDATE {table} SET device = ? WHERE device = ''", (device.id,))
 
     # -- reading -------------------------------------------------------------------------------
 
     def folders(self) -> set[str]:
-        """Every folder the catalog holds files of."""
-        return {f for (f,) in self.db.query("SELECT DISTINCT folder FROM session_files")}
+        """Every folder this device holds files of."""
+        return {f for (f,) in self.db.query("SELECT DISTINCT folder FROM session_files WHERE device = ?",
+                                            (self.device,))}
+
+    def holders(self, folder: str) -> list[str]:
+        """The names of the other devices that hold files of the folder."""
+        return [n for (n,) in self.db.query(
+            "SELECT DISTINCT coalesce(d.name, f.device) FROM session_files f LEFT JOIN devices d ON d.id = f.device"
+            " WHERE f.folder = ? AND f.device <> ? ORDER BY 1", (folder, self.device))]
 
     def statuses(self, folder: str) -> list[FileStatus]:
-        rows = self.db.query(f"SELECT {_STATUS_COLUMNS} FROM session_files WHERE folder = ? ORDER BY name", (folder,))
+        rows = self.db.query(f"SELECT {_STATUS_COLUMNS} FROM session_files WHERE device = ? AND folder = ?"
+                             " ORDER BY name", (self.device, folder))
         return [FileStatus(*row) for row in rows]
 
     def status(self, folder: str, name: str) -> FileStatus:
-        row = self.db.query_one(f"SELECT {_STATUS_COLUMNS} FROM session_files WHERE folder = ? AND name = ?",
-                                (folder, name))
+        row = self.db.query_one(f"SELECT {_STATUS_COLUMNS} FROM session_files WHERE device = ? AND folder = ?"
+                                " AND name = ?", (self.device, folder, name))
         return FileStatus(*row) if row else FileStatus(folder, name, REMOVED)
 
     def names(self, folder: str) -> list[str]:
-        return [n for (n,) in self.db.query("SELECT name FROM session_files WHERE folder = ?", (folder,))]
+        return [n for (n,) in self.db.query("SELECT name FROM session_files WHERE device = ? AND folder = ?",
+                                            (self.device, folder))]
 
     def bytes_hash(self, folder: str, name: str) -> str | None:
         """The hash of the file's bytes when it was last recorded; None for a file never seen."""
-        row = self.db.query_one("SELECT content_hash FROM session_files WHERE folder = ? AND name = ?", (folder, name))
+        row = self.db.query_one("SELECT content_hash FROM session_files WHERE device = ? AND folder = ? AND name = ?",
+                                (self.device, folder, name))
         return row[0] if row else None
 
     def chunk_memories(self, folder: str, name: str | None = None) -> list[Memory]:
         """The memories holding a folder's (or one file's) chunks, in file and chunk order."""
-        sql = "SELECT memory_id FROM session_file_chunks WHERE folder = ?"
-        params: list = [folder]
+        sql = "SELECT memory_id FROM session_file_chunks WHERE device = ? AND folder = ?"
+        params: list = [self.device, folder]
         if name is not None:
             sql += " AND name = ?"
             params.append(name)
@@ -90,8 +115,8 @@ class FileCatalog:
 
     def chunk_place(self, folder: str, memory_id: int) -> tuple[str, int] | None:
         """Where a chunk's memory first appears in the folder: (file name, line)."""
-        return self.db.query_one("SELECT name, line FROM session_file_chunks WHERE folder = ? AND memory_id = ?"
-                                 " ORDER BY name, position LIMIT 1", (folder, memory_id))
+        return self.db.query_one("SELECT name, line FROM session_file_chunks WHERE device = ? AND folder = ?"
+                                 " AND memory_id = ? ORDER BY name, position LIMIT 1", (self.device, folder, memory_id))
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -119,27 +144,32 @@ class FileCatalog:
                                             embed=False, vectors=vectors if self.store.embedder is embedder else None)
                 known.update({m.content_hash: m.id for m in added})
             chunks = [(known[h], p.line) for _, h, p in wanted]
+            here = (self.device, folder, name)
             before = conn.execute("SELECT status, detail, description, content_hash, size FROM session_files"
-                                  " WHERE folder = ? AND name = ?", (folder, name)).fetchone()
-            old = conn.execute("SELECT memory_id, line FROM session_file_chunks WHERE folder = ? AND name = ?"
-                               " ORDER BY position", (folder, name)).fetchall()
-            if before == row and old == chunks:
+                                  " WHERE device = ? AND folder = ? AND name = ?", here).fetchone()
+            old = [tuple(r) for r in conn.execute("SELECT memory_id, line FROM session_file_chunks WHERE device = ?"
+                                                  " AND folder = ? AND name = ? ORDER BY position", here)]
+            if before is not None and tuple(before) == row and old == chunks:
                 return None
-            conn.execute("DELETE FROM session_file_chunks WHERE folder = ? AND name = ?", (folder, name))
-            conn.executemany("INSERT INTO session_file_chunks(folder, name, position, line, memory_id)"
-                             " VALUES (?,?,?,?,?)", [(folder, name, n, line, mid) for n, (mid, line) in enumerate(chunks)])
-            conn.execute("INSERT OR REPLACE INTO session_files(folder, name, status, detail, description,"
-                         " content_hash, size, chunks, indexed_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                         (folder, name, *row, len(chunks), now_iso()))
+            conn.execute("DELETE FROM session_file_chunks WHERE device = ? AND folder = ? AND name = ?", here)
+            conn.executemany("INSERT INTO session_file_chunks(device, folder, name, position, line, memory_id)"
+                             " VALUES (?,?,?,?,?,?)", [(*here, n, line, mid) for n, (mid, line) in enumerate(chunks)])
+            conn.execute(_PUT_STATUS, (*here, *row, len(chunks), now_iso()))
             self._forget_unused(conn, {mid for mid, _ in old})
         return FileStatus(folder, name, status, detail, description, len(chunks), size)
 
     def remove(self, folder: str, name: str) -> FileStatus:
+        return self._remove(folder, "device = ? AND folder = ? AND name = ?", (self.device, folder, name), name)
+
+    def remove_everywhere(self, folder: str) -> None:
+        """Forget a folder's files on every device (its session was deleted)."""
+        self._remove(folder, "folder = ?", (folder,))
+
+    def _remove(self, folder: str, where: str, params: tuple, name: str = "") -> FileStatus:
         with self.db.transaction() as conn:
-            old = {i for (i,) in conn.execute("SELECT memory_id FROM session_file_chunks WHERE folder = ? AND name = ?",
-                                              (folder, name))}
-            conn.execute("DELETE FROM session_file_chunks WHERE folder = ? AND name = ?", (folder, name))
-            conn.execute("DELETE FROM session_files WHERE folder = ? AND name = ?", (folder, name))
+            old = {i for (i,) in conn.execute(f"SELECT memory_id FROM session_file_chunks WHERE {where}", params)}
+            conn.execute(f"DELETE FROM session_file_chunks WHERE {where}", params)
+            conn.execute(f"DELETE FROM session_files WHERE {where}", params)
             self._forget_unused(conn, old)
         return FileStatus(folder, name, REMOVED)
 
@@ -155,10 +185,10 @@ class FileCatalog:
     def set_index_problem(self, folder: str, problem: str) -> None:
         """Record why memories.md could not be written, or clear it (``problem`` empty)."""
         if problem:
-            self.db.execute("INSERT OR REPLACE INTO session_files(folder, name, status, detail, indexed_at)"
-                            " VALUES (?,?,?,?,?)", (folder, INDEX_NAME, PROBLEM, problem, now_iso()))
+            self.db.execute(_PUT_STATUS, (self.device, folder, INDEX_NAME, PROBLEM, problem, "", "", 0, 0, now_iso()))
         else:
-            self.db.execute("DELETE FROM session_files WHERE folder = ? AND name = ?", (folder, INDEX_NAME))
+            self.db.execute("DELETE FROM session_files WHERE device = ? AND folder = ? AND name = ?",
+                            (self.device, folder, INDEX_NAME))
 
     def _existing(self, scope: Scope, hashes: list[str]) -> dict[str, int]:
         if not hashes:

@@ -13,6 +13,12 @@ successful write clears.
 
 A folder whose session is gone (deleted) is left alone: nothing indexes it or writes into it, so
 the watcher's late reports about it change nothing and nothing re-creates it.
+
+Devices sharing one database (device.py) each index the folders on their own disk. A chat's folder
+stays on the device that has it: elsewhere its files are neither listed nor written (a second
+folder of the same chat would hold what the first device never sees), and ``elsewhere`` says
+where they are, for the window and the model's tools to tell the person. What the files say is
+in the shared memory all the same: recall finds it on every device.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from pathlib import Path
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import chunks as chunking
 from engram.core.files.catalog import INDEXED, PROBLEM, FileCatalog, FileStatus, Piece
+from engram.core.files.device import Device, this_device
 from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_markdown
 from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_name
 from engram.core.files.trash import move_to_trash
@@ -65,11 +72,14 @@ def memory_text(name: str, chunk: chunking.Chunk) -> str:
 
 class FileIndex:
     def __init__(self, store: MemoryStore, sessions_root: Path | str,
-                 scope_for: Callable[[str], Scope | None] | None = None):
+                 scope_for: Callable[[str], Scope | None] | None = None, device: Device | None = None):
+        """``device``: the one this index runs on; by default the data folder's (the parent of
+        ``sessions_root``)."""
         self.store = store
         self.db = store.db
-        self.catalog = FileCatalog(store)
         self.root = Path(sessions_root)
+        self.device = device or this_device(self.root.parent)
+        self.catalog = FileCatalog(store, self.device)
         self.scope_for = scope_for or self._session_scope
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[FileEvent], None]] = []
@@ -97,12 +107,26 @@ class FileIndex:
 
     # -- what the app and the model do ---------------------------------------------------------
 
+    def elsewhere(self, folder: str) -> str | None:
+        """The name of the device that has the folder, when it is not on this one: it is not on
+        this disk, and another device indexed files of it. None: the folder is here (or nowhere
+        yet, and would be made here)."""
+        if self.folder(folder).path.is_dir():
+            return None
+        holders = self.catalog.holders(folder)
+        return ", ".join(holders) if holders else None
+
     def write(self, folder: str, name: str, body: str, description: str | None = None) -> FileStatus:
         """Write a file and index it now; the watcher's later report of it changes nothing.
-        Refused for a folder without a session (deleted): writing would re-create it."""
+        Refused for a folder without a session (deleted): writing would re-create it; and for a
+        folder on another device."""
         with self._lock:
             if self.scope_for(folder) is None:
                 raise NotFound(f"{folder!r} is not the folder of a session (was the chat deleted?)")
+            if (device := self.elsewhere(folder)) is not None:
+                raise InvalidInput(f"this chat's files are on the device {device!r}, not on this one"
+                                   f" ({self.device.name!r})",
+                                   hint=f"write them on {device}; what they say is recalled here too")
             name, _ = self.folder(folder).write(name, body, description)
             status = self._sync(folder, name, force=False) or self.status(folder, name)
             index = self._refresh(folder)
@@ -185,8 +209,7 @@ class FileIndex:
         """Drop a folder's whole index (its session was deleted); returns how many files."""
         with self._lock:
             names = self.catalog.names(folder)
-            for name in names:
-                self.catalog.remove(folder, name)
+            self.catalog.remove_everywhere(folder)
             self._drop_orphans(folder)
         return len(names)
 
@@ -199,7 +222,7 @@ class FileIndex:
     # -- reading the index ---------------------------------------------------------------------
 
     def folders(self) -> set[str]:
-        """Every folder the index holds files of."""
+        """Every folder this device holds files of."""
         return self.catalog.folders()
 
     def statuses(self, folder: str) -> list[FileStatus]:

@@ -39,10 +39,15 @@ def file_tools(index: FileIndex, folder: str) -> list[Tool]:
     def delete(name: str) -> str:
         return f"deleted {index.delete(folder, name).name}"
 
+    def none(what: str) -> str:
+        """Nothing found here; where the chat's folder is on another device, saying so."""
+        device = index.elsewhere(folder)
+        return what if device is None else f"{what} here: this chat's files are on the device {device!r}"
+
     def listing() -> str:
         statuses = index.statuses(folder)
         if not statuses:
-            return "no files yet"
+            return none("no files yet")
         return "\n".join(f"- {s.name}: {s.summary}" for s in statuses)
 
     def grep(pattern: str, glob: str | None = None) -> str:
@@ -75,7 +80,7 @@ def file_tools(index: FileIndex, folder: str) -> list[Tool]:
             raise InvalidInput("k must be a whole number from 1 to 20")
         hits = index.search(folder, query, k=k)
         if not hits:
-            return "nothing found"
+            return none("nothing found")
         return "\n\n".join(f"[{h.name} line {h.line}]\n{h.memory.text[:1500]}" for h in hits)
 
     return [

@@ -7,7 +7,7 @@ SQLite (with FTS5 and the trigram tokenizer) and can always load sqlite-vec.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ import apsw
 import sqlite_vec
 
 from engram.core.errors import DatabaseError, DataDirError
+from engram.core.storage.changes import ChangeFeed, DataVersionWatch
 from engram.core.storage.migrations import MIGRATIONS, owner_token
 from engram.core.memory.search.words.tokens import index_terms
 
@@ -62,6 +63,8 @@ class Database:
         self._holder: int | None = None   # the thread inside transaction(), if any
         self._reader: apsw.Connection | None = None   # for snapshot(), opened at its first use
         self._reader_lock = threading.Lock()
+        self._changes = ChangeFeed()
+        self._watch = DataVersionWatch(lambda: self.change_stamp()[1], self._changes)
         try:
             self.conn = self._connect()
             # Word indexes are filled (by migrations, and per user in core/memory/search/words/index.py) with the
@@ -222,10 +225,19 @@ class Database:
         with self._lock:
             return self.conn.total_changes(), self.conn.execute("PRAGMA data_version").fetchone()[0]
 
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` (on a thread of its own) soon after another process commits to this
+        file (see changes.py); returns an unsubscribe."""
+        unsubscribe = self._changes.subscribe(callback)
+        if self.path is not None:      # nobody else can write to an in-memory database
+            self._watch.start()
+        return unsubscribe
+
     def schema_version(self) -> int:
         return self.query_one("SELECT max(version) FROM schema_migrations")[0] or 0
 
     def close(self) -> None:
+        self._watch.stop()
         with self._reader_lock:
             if self._reader is not None:
                 self._reader.close()

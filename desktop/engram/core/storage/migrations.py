@@ -248,6 +248,46 @@ ALTER TABLE turns ADD COLUMN recall TEXT NOT NULL DEFAULT '{}';
 -- archived memories (kind message, source_ids the one message), one index probe each.
 CREATE INDEX memories_by_message ON memories(user, source_ids) WHERE kind = 'message';
 """),
+    Migration(14, "devices", """
+-- Devices may share one database (a PostgreSQL server) while each keeps its own session folders
+-- (core/files/device.py): a file's index rows name the device that has the file, and the devices
+-- table their names, to show. Rows made before say '' until this data folder's device claims them.
+CREATE TABLE devices (
+    id       TEXT PRIMARY KEY,
+    name     TEXT NOT NULL,
+    seen_at  TEXT NOT NULL
+);
+CREATE TABLE session_files_by_device (
+    device       TEXT NOT NULL DEFAULT '',
+    folder       TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('indexed', 'problem')),
+    detail       TEXT NOT NULL DEFAULT '',
+    description  TEXT NOT NULL DEFAULT '',
+    content_hash TEXT NOT NULL DEFAULT '',
+    size         INTEGER NOT NULL DEFAULT 0,
+    chunks       INTEGER NOT NULL DEFAULT 0,
+    indexed_at   TEXT NOT NULL,
+    PRIMARY KEY (device, folder, name)
+);
+INSERT INTO session_files_by_device SELECT '', * FROM session_files;
+DROP TABLE session_files;
+ALTER TABLE session_files_by_device RENAME TO session_files;
+CREATE INDEX session_files_by_folder ON session_files(folder);
+CREATE TABLE session_file_chunks_by_device (
+    device     TEXT NOT NULL DEFAULT '',
+    folder     TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    position   INTEGER NOT NULL,
+    line       INTEGER NOT NULL,
+    memory_id  INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+    PRIMARY KEY (device, folder, name, position)
+);
+INSERT INTO session_file_chunks_by_device SELECT '', * FROM session_file_chunks;
+DROP TABLE session_file_chunks;
+ALTER TABLE session_file_chunks_by_device RENAME TO session_file_chunks;
+CREATE INDEX session_file_chunks_by_memory ON session_file_chunks(memory_id);
+"""),
 ]
 
 

@@ -15,14 +15,21 @@ chosen by ``dialect`` in the modules that need it.
 Connections come from a pool (psycopg_pool): a transaction holds one for its thread, so two
 threads' transactions run side by side as two sessions of the server, and a read outside a
 transaction borrows one for that read only.
+
+Other Engram instances on the same database (other devices, other windows) are followed with
+LISTEN/NOTIFY: a transaction that wrote sends ``pg_notify`` before it commits (PostgreSQL delivers
+it on commit, and never for a rollback), and ``ChangeListener`` counts the ones others sent. So
+``change_stamp`` is (this instance's writes, others' commits seen), as SQLite's is, and whatever
+is cached on it (counts, the in-memory copy of vectors) is read again after anyone's commit.
 """
 
 from __future__ import annotations
 
-import itertools
+import logging
 import re
 import threading
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -32,10 +39,18 @@ import psycopg
 import psycopg_pool
 
 from engram.core.errors import DatabaseError
+from engram.core.storage.changes import ChangeFeed
 from engram.core.storage.postgres_migrations import MIGRATIONS
 
+log = logging.getLogger(__name__)
 POOL_SIZE = 8
 CONNECT_TIMEOUT_S = 10
+CHANNEL = "engram_changes"      # every instance's commits; the payload is the writer's token
+LISTEN_WAIT_S = 30              # the listener looks up from waiting at least this often
+RECONNECT_S = (0.2, 0.5, 1, 2, 5)   # waits between tries after the server went away (the last repeats)
+# What a statement's status says it did: rows written (counted), or the schema changed.
+_ROW_WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "MERGE", "COPY"})
+_SCHEMA_WRITES = frozenset({"CREATE", "ALTER", "DROP", "TRUNCATE"})
 
 # One SQLite-style statement: string literals and quoted names pass unchanged, the rest is scanned
 # for placeholders, percent signs and the bare word user.
@@ -76,20 +91,31 @@ class Connection:
     """One pooled server session inside a transaction, with the calls repositories make on
     apsw's connection: ``execute``, ``executemany``, ``last_insert_rowid``, ``total_changes``."""
 
-    def __init__(self, raw: psycopg.Connection):
+    def __init__(self, raw: psycopg.Connection, wrote: Callable[[], None] = lambda: None):
         self.raw = raw
         self._changes = 0
+        self._wrote = wrote
+        self.changed = False    # whether anything was written: then others are told at commit
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> psycopg.Cursor:
         cursor = self.raw.execute(translated(sql), params)
-        if cursor.description is None and cursor.rowcount > 0:
-            self._changes += cursor.rowcount
+        verb = (cursor.statusmessage or "").partition(" ")[0]
+        if verb in _ROW_WRITES and cursor.rowcount > 0:
+            self._changed(cursor.rowcount)
+        elif verb in _SCHEMA_WRITES:
+            self._changed(0)
         return cursor
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self.raw.cursor() as cursor:
             cursor.executemany(translated(sql), rows)
-            self._changes += max(cursor.rowcount, 0)
+            if cursor.rowcount > 0:
+                self._changed(cursor.rowcount)
+
+    def _changed(self, rows: int) -> None:
+        self._changes += rows
+        self.changed = True
+        self._wrote()
 
     def last_insert_rowid(self) -> int:
         """The id the last INSERT of this session generated (identity columns draw from sequences)."""
@@ -126,6 +152,59 @@ class Rows:
         return rows
 
 
+class ChangeListener:
+    """A connection of its own that LISTENs for other instances' commits and calls ``heard()``
+    for each, from a daemon thread. When the server goes away (a restart, a dropped network) it
+    connects again, and calls ``heard()`` once more: what was committed meanwhile was not told."""
+
+    def __init__(self, url: str, token: str, heard: Callable[[], None], connect_timeout_s: int):
+        self.url, self.token, self.heard, self.connect_timeout_s = url, token, heard, connect_timeout_s
+        self._wake = f"engram_wake_{token}"      # close() wakes the thread through it
+        self._stopped = threading.Event()
+        self._conn: psycopg.Connection | None = self._connect()   # listening before the first commit
+        self._thread = threading.Thread(target=self._run, name="engram-listener", daemon=True)
+        self._thread.start()
+
+    def _connect(self) -> psycopg.Connection:
+        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout_s)
+        conn.execute(f"LISTEN {CHANNEL}")
+        conn.execute(f"LISTEN {self._wake}")
+        return conn
+
+    def _run(self) -> None:
+        tries = 0
+        while not self._stopped.is_set():
+            try:
+                if self._conn is None:
+                    self._conn = self._connect()
+                    tries = 0
+                    self.heard()     # commits made while nobody listened
+                for note in self._conn.notifies(timeout=LISTEN_WAIT_S):
+                    if self._stopped.is_set():
+                        break
+                    if note.channel == CHANNEL and note.payload != self.token:
+                        self.heard()
+            except psycopg.Error as e:
+                if self._conn is not None:
+                    log.warning("lost the PostgreSQL server's change notifications (%s); reconnecting", e)
+                    self._conn.close()
+                    self._conn = None
+                self._stopped.wait(RECONNECT_S[min(tries, len(RECONNECT_S) - 1)])
+                tries += 1
+        if self._conn is not None:
+            self._conn.close()
+
+    def stop(self, pool: psycopg_pool.ConnectionPool) -> None:
+        """Stop listening: the thread is woken by a notification only it listens to."""
+        self._stopped.set()
+        try:
+            with pool.connection(timeout=1) as conn:
+                conn.execute("SELECT pg_notify(%s, '')", (self._wake,))
+        except (psycopg.Error, psycopg_pool.PoolTimeout):
+            pass      # the server is gone: the thread is between tries, and sees the flag
+        self._thread.join(timeout=2)
+
+
 class PostgresDatabase:
     """The store on a PostgreSQL server with pgvector: same calls as ``Database``."""
 
@@ -135,12 +214,17 @@ class PostgresDatabase:
     def __init__(self, url: str, *, connect_timeout_s: int = CONNECT_TIMEOUT_S):
         self.url = url
         self._local = threading.local()
-        self._stamps = itertools.count()
+        self._token = uuid.uuid4().hex     # tells this instance's notifications from others'
+        self._writes = 0                   # statements that wrote, and ends of transactions that did
+        self._heard = 0                    # commits by other instances
+        self._counting = threading.Lock()
+        self._changes = ChangeFeed()
         try:
             self._pool = psycopg_pool.ConnectionPool(
                 url, min_size=1, max_size=POOL_SIZE, open=True, timeout=connect_timeout_s,
                 kwargs={"autocommit": True, "connect_timeout": connect_timeout_s})
             self._pool.wait(timeout=connect_timeout_s)
+            self._listener = ChangeListener(url, self._token, self._heard_commit, connect_timeout_s)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
             raise DatabaseError(f"cannot reach the PostgreSQL server at {redacted(url)}: {e}",
                                 hint="check the server is running and the URL (database_url,"
@@ -151,9 +235,10 @@ class PostgresDatabase:
         with self.transaction() as conn:
             # One Engram at a time migrates (others wait here, then find nothing left to do).
             conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.migrations'))")
-            conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
-                         " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
-                         " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+            # On the raw session: finding the table there is no change to tell other instances.
+            conn.raw.execute("CREATE TABLE IF NOT EXISTS schema_migrations ("
+                             " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+                             " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
             done = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
             newest = max((m.version for m in MIGRATIONS), default=0)
             if done and max(done) > newest:
@@ -175,12 +260,25 @@ class PostgresDatabase:
                 yield held
             return
         with self._pool.connection() as raw:
-            conn = self._local.conn = Connection(raw)
             try:
-                with raw.transaction():
+                with self._told(raw) as conn:
+                    self._local.conn = conn
                     yield conn
             finally:
                 self._local.conn = None
+
+    @contextmanager
+    def _told(self, raw: psycopg.Connection) -> Iterator[Connection]:
+        """A transaction on ``raw`` whose writes other instances are told of when it commits."""
+        conn = Connection(raw, self._wrote)
+        try:
+            with raw.transaction():
+                yield conn
+                if conn.changed:    # delivered to the listeners on commit, never on rollback
+                    raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self._token))
+        finally:
+            if conn.changed:        # committed or rolled back: what was read inside is stale
+                self._wrote()
 
     @contextmanager
     def snapshot(self) -> Iterator[Connection]:
@@ -210,12 +308,29 @@ class PostgresDatabase:
         return rows[0] if rows else None
 
     def change_stamp(self) -> tuple[int, int]:
-        """Never the same twice yet: every read of what may have changed reads again (correct,
-        not fast; following other processes' commits with LISTEN/NOTIFY comes next)."""
-        return next(self._stamps), 0
+        """Writes by this instance and commits by others seen so far: equal stamps mean nothing
+        was written in between, so what was read from the database still holds. Both counts move
+        after the commit is visible, so a read made under the new stamp sees it."""
+        with self._counting:
+            return self._writes, self._heard
+
+    def _wrote(self) -> None:
+        with self._counting:
+            self._writes += 1
+
+    def _heard_commit(self) -> None:
+        with self._counting:
+            self._heard += 1
+        self._changes.tell()
+
+    def on_change(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback()`` (on the listener's thread) after each commit by another instance;
+        returns an unsubscribe."""
+        return self._changes.subscribe(callback)
 
     def schema_version(self) -> int:
         return self.query_one("SELECT max(version) FROM schema_migrations")[0] or 0
 
     def close(self) -> None:
+        self._listener.stop(self._pool)
         self._pool.close()

@@ -172,4 +172,19 @@ CREATE TABLE word_users (
     tokens      BIGINT NOT NULL
 );
 """),
+    Migration(4, "devices", """
+-- SQLite's migration 14: a file's index rows name the device that has the file (devices may share
+-- this server, each with its own session folders); rows made before say '' until claimed.
+CREATE TABLE devices (
+    id       TEXT PRIMARY KEY,
+    name     TEXT NOT NULL,
+    seen_at  TEXT NOT NULL
+);
+ALTER TABLE session_files ADD COLUMN device TEXT NOT NULL DEFAULT '';
+ALTER TABLE session_files DROP CONSTRAINT session_files_pkey, ADD PRIMARY KEY (device, folder, name);
+CREATE INDEX session_files_by_folder ON session_files(folder);
+ALTER TABLE session_file_chunks ADD COLUMN device TEXT NOT NULL DEFAULT '';
+ALTER TABLE session_file_chunks DROP CONSTRAINT session_file_chunks_pkey,
+    ADD PRIMARY KEY (device, folder, name, position);
+"""),
 ]

@@ -1,0 +1,48 @@
+"""Another Engram on the same database (a command, a second window, another device): the window
+shows what it wrote without being asked, and says where a chat's files are when they are on
+another device."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from engram.core.app import Engram
+from engram.core.files import FileIndex
+from engram.core.files.device import Device
+from engram.core.memory.scope import Scope
+from fakes import FakeEmbedder
+
+pytestmark = pytest.mark.real_model
+
+
+def shown_memories(window) -> list[str]:
+    tab = window.memories.list
+    return [tab.topLevelItem(i).data(0, Qt.UserRole).text for i in range(tab.topLevelItemCount())]
+
+
+def shown_sessions(window) -> list[str]:
+    return [window.sessions.list.item(i).text() for i in range(window.sessions.list.count())]
+
+
+def test_what_another_engram_writes_appears_without_asking(qtbot, open_window):
+    window = open_window()
+    engram = window.backend.engram
+    with Engram(engram.data_dir, embedder=FakeEmbedder()) as other:     # e.g. `engram memory add` meanwhile
+        other.store.add("My sister lives in Porto", Scope(user=engram.user), "fact")
+        other.sessions.get_or_create("s-other", engram.user, title="Planned on the desktop")
+    qtbot.waitUntil(lambda: "My sister lives in Porto" in shown_memories(window), timeout=10_000)
+    qtbot.waitUntil(lambda: any("Planned on the desktop" in s for s in shown_sessions(window)), timeout=10_000)
+
+
+def test_a_chat_whose_folder_is_on_another_device_says_so(qtbot, open_window, tmp_path):
+    window = open_window()
+    engram = window.backend.engram
+    session = engram.sessions.get_or_create("s-desk", engram.user, title="Trip on the desk")
+    desk = FileIndex(engram.store, tmp_path / "desk" / "sessions", device=Device("desk-id", "the desk"))
+    desk.write(session.folder, "plan.md", "# Trip\nthe night train\n", "Trip plan")
+    window.open_session(session.id)
+    qtbot.waitUntil(lambda: not window.files.on_device.isHidden(), timeout=10_000)   # the tab need not be in front
+    assert "the desk" in window.files.on_device.text()
+    assert not window.files.new_button.isEnabled() and not window.files.open_button.isEnabled()
+    assert not engram.files.folder(session.folder).path.exists()
