@@ -32,6 +32,17 @@ def test_the_ideal_is_what_a_memory_holding_each_query_term_once_scores(db):
     assert ideal_bm25(db, "red dog", "carol") == 0.0
 
 
+
+def test_memories_added_between_the_two_counts_do_not_fail_the_search(db, monkeypatch):
+    """The index's size is read before its terms are counted; a writer may add memories between."""
+    from engram.core.memory.search import coverage
+
+    store = MemoryStore(db, None)
+    store.add_many([NewMemory(f"red dog {n}", Scope(user="alice", session="s"), "fact") for n in range(3)])
+    monkeypatch.setattr(coverage.word_index, "documents", lambda db, table: 1)
+    assert ideal_bm25(db, "red dog", "alice") == pytest.approx(2e-6)
+
+
 QUESTION = "what sport does my son play after school"
 PIANO = "I play the piano"            # shares "play", means something else
 BOXING = "Tom goes to boxing class"   # shares no word, means it

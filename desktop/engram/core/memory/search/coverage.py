@@ -38,5 +38,7 @@ def ideal_bm25(db: "Database", query: str, user: str) -> float:
     ideal = 0.0
     for term in query_terms(query)[:MAX_QUERY_TERMS]:
         if held := _documents_with(db, table, phrase(term), common + 1):
-            ideal += max(1e-6, math.log((documents - held + 0.5) / (held + 0.5)))   # FTS5's IDF
+            # FTS5's IDF, 1e-6 where it would be 0 or less (so also when memories were added between the two counts)
+            share = (documents - held + 0.5) / (held + 0.5)
+            ideal += math.log(share) if share > 1 else 1e-6
     return ideal
