@@ -6,8 +6,9 @@ the rest of the scope; the hits are then fetched by SQL with the whole scope aga
 user's memory ever reaches this module. The two sides run side by side (words on a worker
 thread: SQLite and numpy both release the GIL).
 
-Fusion "scores" (the default) adds the BM25 score, divided by the best one, to the cosine
-similarity (a negative one counts 0), each weighted; on LoCoMo it beats
+Fusion "scores" (the default) adds the BM25 score, divided by the best one or by the query's
+ideal score where that is larger (coverage.py: a match counts by how much of the query it
+holds), to the cosine similarity (a negative one counts 0), each weighted; on LoCoMo it beats
 reciprocal-rank fusion ("rrf") by far, because RRF throws away how much better the best match
 is. A candidate that one side did not return counts 0 on that side; the meaning side returns
 more candidates (``meaning_candidates``) because that costs it almost nothing (the scan
