@@ -89,6 +89,7 @@ MODES: dict[str, SearchOptions] = {
     "no-standing": dataclasses.replace(DEFAULT, importance_weight=0.0, pinned_weight=0.0, recency_weight=0.0,
                                        heat_weight=0.0),
     "no-keys": dataclasses.replace(DEFAULT, key_weight=0.0),
+    "no-coverage": dataclasses.replace(DEFAULT, coverage_weight=0.0),
 }
 
 

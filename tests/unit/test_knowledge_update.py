@@ -27,3 +27,34 @@ def test_the_newest_address_is_recalled_and_the_older_ones_only_as_history(make_
     # the notes were superseded, the person's own words kept as valid until the move
     assert all(m.superseded_by is not None if m.kind != "message" else m.valid_to is not None for m in older)
     assert {m.kind.value for m in older} == {"fact", "message"}
+
+
+class AsksForHistory(Mover):
+    """Mover, then to the question: a search_memory call for the current address, one for its
+    history, then an answer."""
+
+    CALLS = ('{"query": "where the person lives"}', '{"query": "where the person lives", "include_history": true}')
+
+    def __call__(self, messages: list[dict]) -> str:
+        if messages[-1]["content"] != QUESTION and "<tool_response>" not in messages[-1]["content"]:
+            return super().__call__(messages)
+        asked = sum("<tool_response>" in m["content"] for m in messages)
+        if asked < len(self.CALLS):
+            return f'<tool_call>{{"name": "search_memory", "arguments": {self.CALLS[asked]}}}</tool_call>'
+        return "You live on Harbour Lane."
+
+
+def test_the_model_asks_for_history_and_the_older_addresses_are_marked_so(make_engram):
+    engram = make_engram(AsksForHistory(), distill_memories="on", recall_mode="on_demand", recall_max_results=6)
+    tell_three_moves(engram)
+    engram.sessions.get_or_create("chat-4", "u")
+    record = engram.turn_engine.send("chat-4", QUESTION).record
+    current, history = (call["result"] for call in record.tool_calls)
+    homes = lambda result: [(home_of(line), "; superseded]" in line or "; out of date since" in line)
+                            for line in result.splitlines() if home_of(line)]
+    assert homes(current) and set(homes(current)) == {("Harbour Lane", False)}
+    assert homes(history)[0] == ("Harbour Lane", False)
+    assert {home for home, marked in homes(history) if marked} == set(HOMES[:2])
+    assert {home for home, marked in homes(history) if not marked} == {"Harbour Lane"}
+    assert '"include_history"' not in current and record.tool_calls[1]["arguments"]["include_history"] is True
+

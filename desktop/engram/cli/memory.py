@@ -37,6 +37,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     search.add_argument("-k", type=count, default=5, help="how many results (default 5)")
     search.add_argument("--mode", choices=MODES, default="hybrid")
     search.add_argument("--kind", action="append", default=[], help="only this kind (repeatable)")
+    search.add_argument("--history", action="store_true",
+                        help="also memories that are no longer true (superseded or out of date), marked as such")
     search.add_argument("--json", action="store_true")
     search.add_argument("query")
     search.set_defaults(run=_search)
@@ -67,14 +69,17 @@ def _scope(args, engram: Engram) -> Scope:
     return Scope(user=args.user or engram.user, session=getattr(args, "session", "") or "")
 
 
-def _show(memory, as_json: bool, score: float | None = None) -> None:
+def _show(memory, as_json: bool, score: float | None = None, outdated: str | None = None) -> None:
+    """``outdated`` (searches for history only): why the memory is no longer current, "" if it is."""
     if as_json:
-        record = memory.to_json() | ({"score": round(score, 4)} if score is not None else {})
+        record = (memory.to_json() | ({"score": round(score, 4)} if score is not None else {})
+                  | ({"outdated": outdated} if outdated is not None else {}))
         print(json.dumps(record, ensure_ascii=False))
     else:
         scored = f"  ({score:.2f})" if score is not None else ""
         where = f" session {memory.scope.session}" if memory.scope.session else ""
-        print(f"#{memory.id} [{memory.kind.value}] {memory.text}{scored}  — {memory.created_at[:16]}{where}")
+        why = f"  [{outdated}]" if outdated else ""
+        print(f"#{memory.id} [{memory.kind.value}] {memory.text}{scored}  — {memory.created_at[:16]}{where}{why}")
 
 
 def _add(args) -> int:
@@ -88,10 +93,10 @@ def _add(args) -> int:
 def _search(args) -> int:
     with open_engram(args) as engram:
         scope = _scope(args, engram)
-        options = SearchOptions(mode=args.mode, k=args.k, kinds=tuple(args.kind))
+        options = SearchOptions(mode=args.mode, k=args.k, kinds=tuple(args.kind), include_superseded=args.history)
         result = engram.store.search(args.query, scope, options)
         for hit in result.hits:
-            _show(hit.memory, args.json, hit.score)
+            _show(hit.memory, args.json, hit.score, hit.memory.outdated(options.moment) if args.history else None)
         if not args.json:
             for note in result.notes:
                 print(f"note: {note}")

@@ -178,6 +178,10 @@ class SettingsDialog(QDialog):
             self.search_time.addItem(self.tr(SEARCH_TIMES[mode]) if mode in SEARCH_TIMES else mode, mode)
         self.max_results = QSpinBox(minimum=1, maximum=50)
         self.threshold = QDoubleSpinBox(minimum=0.0, maximum=1.0, singleStep=0.05, decimals=2)
+        self.half_life = QDoubleSpinBox(minimum=1.0, maximum=36_500.0, singleStep=30.0, decimals=0,
+                                        suffix=self.tr(" days"))
+        self.half_life.setToolTip(self.tr("Among memories that match alike, newer ones come first: a memory's"
+                                          " newness counts half after this many days."))
         self.window_size = QSpinBox(minimum=1, maximum=500)
         self.summary_threshold = QSpinBox(minimum=2, maximum=10_000)
         self.storage_scope = QComboBox()
@@ -198,6 +202,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Trigger words"), self.triggers)
         form.addRow(self.tr("Max recalled memories"), self.max_results)
         form.addRow(self.tr("Relevance threshold"), self.threshold)
+        form.addRow(self.tr("Newer first (half-life)"), self.half_life)
         form.addRow(self.tr("Window (recent messages)"), self.window_size)
         form.addRow(self.tr("Summarise after (messages)"), self.summary_threshold)
         form.addRow(self.tr("Store memories as"), self.storage_scope)
@@ -323,6 +328,7 @@ class SettingsDialog(QDialog):
         self.sensitive.setCurrentIndex(max(0, self.sensitive.findData(s.sensitive_details)))
         self.max_results.setValue(s.recall_max_results)
         self.threshold.setValue(s.recall_threshold)
+        self.half_life.setValue(s.recency_half_life_days)
         self.window_size.setValue(s.window_messages)
         self.summary_threshold.setValue(s.summary_threshold)
         for combo, value in ((self.storage_scope, s.storage_scope), (self.search_scope, s.search_scope)):
@@ -355,7 +361,8 @@ class SettingsDialog(QDialog):
                 "chat_context_size": self.context_size.value(), "chat_threads": self.threads.value(),
                 "chat_gpu_layers": self.gpu_layers.value(), "chat_max_tokens": self.reply_tokens.value(),
                 "recall_mode": self.search_time.currentData(), "recall_max_results": self.max_results.value(),
-                "recall_threshold": round(self.threshold.value(), 2), "window_messages": self.window_size.value(),
+                "recall_threshold": round(self.threshold.value(), 2),
+                "recency_half_life_days": self.half_life.value(), "window_messages": self.window_size.value(),
                 "summary_threshold": self.summary_threshold.value(), "storage_scope": self.storage_scope.currentText(),
                 "search_scope": self.search_scope.currentText(), "distill_memories": self.distill.currentData(),
                 "system_prompt": self.system_prompt.toPlainText().strip(),

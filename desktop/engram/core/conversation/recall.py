@@ -27,7 +27,7 @@ from engram.core.conversation.context import RECALLED, Section, TurnContext
 from engram.core.conversation.memory_options import MemoryOptions
 from engram.core.conversation.prompts import recall_prompt
 from engram.core.conversation.quoting import block, defused
-from engram.core.memory.records import Kind, wording
+from engram.core.memory.records import Kind, now_iso, wording
 from engram.core.memory.search.fusion import SearchHit, SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.conversation.tools import Tool
@@ -46,15 +46,16 @@ _LINE_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029"
 
 
 def quote(hit: SearchHit) -> str:
-    """One recalled memory as one line of data: date and source, then the text as a JSON string.
-    Its line breaks and quotes are escaped, so nothing in it can start a forged entry or close the
-    block (fences are defused too)."""
+    """One recalled memory as one line of data: date and source (and, for history, why it is no
+    longer current), then the text as a JSON string. Its line breaks and quotes are escaped, so
+    nothing in it can start a forged entry or close the block (fences are defused too)."""
     m = hit.memory
     role = m.source.get("role")
     where = f"session {m.scope.session}" if m.scope.session else "memory"
     said = f", {role} said" if role else f", {m.kind.value}"
+    outdated = f"; {why}" if (why := m.outdated(now_iso())) else ""
     text = json.dumps(defused(m.text), ensure_ascii=False).translate(_LINE_BREAKS)
-    return f"[{m.created_at[:10]} {where}{said}] {text}"
+    return f"[{m.created_at[:10]} {where}{said}{outdated}] {text}"
 
 
 def recalled_json(hit: SearchHit, via: str) -> dict:
@@ -89,11 +90,12 @@ class RecallProvider:
         self.options = options
         self.triggers = triggers
 
-    def _search(self, query: str, turn: TurnContext, wanted: int,
-                threshold: float) -> tuple[list[SearchHit], list[str]]:
+    def _search(self, query: str, turn: TurnContext, wanted: int, threshold: float,
+                history: bool = False) -> tuple[list[SearchHit], list[str]]:
         already = len(turn.in_context_messages) + len(turn.in_context_memories) + 1
         result = self.store.search(query, turn.search_scope,
                                    SearchOptions(k=2 * wanted + already, threshold=threshold, kinds=RECALLED_KINDS,
+                                                 include_superseded=history,
                                                  recency_half_life_days=self.options.recency_half_life_days))
         hits = _distinct(persons_words_first(h for h in result.hits if not self._in_context(h, turn)))[:wanted]
         if hits:
@@ -135,13 +137,17 @@ class RecallProvider:
         if self.options.recall_mode in ("before_call", "triggered"):
             return []
 
-        def search_memory(query: str) -> str:
-            hits, _ = self._search(query, turn, self.options.recall_max_results, self.options.recall_threshold)
+        def search_memory(query: str, include_history: bool = False) -> str:
+            hits, _ = self._search(query, turn, self.options.recall_max_results, self.options.recall_threshold,
+                                   history=include_history)
             turn.recalled.extend(recalled_json(h, "search_memory") | {"query": query} for h in hits)
             if not hits:
                 return "No memories found."
             return block(recall_prompt(self.options.recall_prompt, turn.language), [quote(h) for h in hits])
 
         return [Tool("search_memory", "Search what the person said in earlier conversations.",
-                     {"type": "object", "properties": {"query": {"type": "string", "description": "what to look for"}},
+                     {"type": "object", "properties": {
+                         "query": {"type": "string", "description": "what to look for"},
+                         "include_history": {"type": "boolean", "description": "also what is no longer true (an"
+                                             " old address, a changed plan), marked as such; default false"}},
                       "required": ["query"]}, search_memory)]

@@ -126,6 +126,17 @@ class Memory:
                    vfrom, vto, sup, count, last, tuple(json.loads(source_ids)), json.loads(source), chash,
                    bool(pinned))
 
+    def outdated(self, moment: str) -> str:
+        """Why the memory is not current at ``moment`` (ISO, as stored), in words; "" when it is:
+        a search that asks for history shows the old beside the current and says which is which."""
+        if self.superseded_by is not None:
+            return "superseded"         # by a newer memory (superseded_by), whose text says what is true now
+        if self.valid_to is not None and self.valid_to <= moment:
+            return f"out of date since {self.valid_to[:10]}"
+        if self.valid_from is not None and self.valid_from > moment:
+            return f"valid from {self.valid_from[:10]}"
+        return ""
+
     def to_json(self) -> dict:
         return {"id": self.id, "text": self.text, "kind": self.kind.value, **dict(self.scope.items()),
                 "importance": self.importance, "created_at": self.created_at, "updated_at": self.updated_at,

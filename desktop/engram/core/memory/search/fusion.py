@@ -6,8 +6,9 @@ the rest of the scope; the hits are then fetched by SQL with the whole scope aga
 user's memory ever reaches this module. The two sides run side by side (words on a worker
 thread: SQLite and numpy both release the GIL).
 
-Fusion "scores" (the default) adds the BM25 score, divided by the best one, to the cosine
-similarity (a negative one counts 0), each weighted; on LoCoMo it beats
+Fusion "scores" (the default) adds the BM25 score, divided by the best one or by the query's
+ideal score where that is larger (coverage.py: a match counts by how much of the query it
+holds), to the cosine similarity (a negative one counts 0), each weighted; on LoCoMo it beats
 reciprocal-rank fusion ("rrf") by far, because RRF throws away how much better the best match
 is. A candidate that one side did not return counts 0 on that side; the meaning side returns
 more candidates (``meaning_candidates``) because that costs it almost nothing (the scan
@@ -53,6 +54,7 @@ from engram.core.models.embeddings import relatedness
 from engram.core.errors import InvalidInput
 from engram.core.memory.records import DISTILLED_KINDS, Memory, now_iso, parse_kind
 from engram.core.memory.scope import Scope
+from engram.core.memory.search.coverage import ideal_bm25
 
 if TYPE_CHECKING:
     from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
@@ -82,6 +84,8 @@ class SearchOptions:
     session_weight: float = 0.3      # share of the best score in its session a memory earns
     context_candidates: int = 100    # best fused candidates whose neighbouring turns share their score
     key_weight: float = 1.0          # share of a distilled note's score the messages it came from earn
+    coverage_weight: float = 1.0     # BM25 is divided by the larger of the best score and this share of the
+                                     # query's ideal score (coverage.py); 0: by the best score alone
     # Standing (see rank): what each feature adds to 1 at its fullest, the relevance's multiplier.
     # No benchmark holds importance, pins or recalls, so those weights are a judgement: enough to
     # order near-equal matches. Recency was measured: 0.1 halving every 30 days cost LoCoMo 0.005
@@ -169,6 +173,10 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
             if (similar := relatedness(1.0 - distance, unrelated)) >= options.threshold:
                 similarity[memory_id] = similar
                 meaning_ids.append(memory_id)
+    # Only the balance of the two sides needs the query's ideal word score: counted while the
+    # words side still runs (it takes longer than the scan of meaning).
+    covering = use_words and use_meaning and options.fusion == "scores" and options.coverage_weight > 0
+    ideal = ideal_bm25(searcher.words, searcher.db, query, scope.user) if covering else 0.0
     words = (words_future.result() if words_future
              else searcher.words.ranked(searcher.db, query, scope, options) if use_words else [])
     words_ids = [memory_id for memory_id, _ in words]
@@ -181,7 +189,7 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
         if use_meaning and similarity:
             crowd = options.meaning_weight * max(0.0, statistics.median(similarity.values()))
         fused = _score_fusion(options, bm25 if use_words else {}, similarity if use_meaning else {},
-                              words_ids + meaning_ids)
+                              words_ids + meaning_ids, options.coverage_weight * ideal)
         best_possible = options.words_weight * use_words + options.meaning_weight * use_meaning or 1.0
     if fused and options.key_weight:
         fused = with_keys(searcher.db, fused, options)
@@ -219,9 +227,10 @@ def _rank_fusion(options: SearchOptions, *sides: tuple[bool, list[int]]) -> tupl
 
 
 def _score_fusion(options: SearchOptions, bm25: dict[int, float], similarity: dict[int, float],
-                  candidates: list[int]) -> dict[int, float]:
-    """Weighted sum of BM25 over the best BM25 and cosine similarity (a negative one counts 0)."""
-    top = max(bm25.values(), default=0.0)
+                  candidates: list[int], ideal: float = 0.0) -> dict[int, float]:
+    """Weighted sum of BM25 over the larger of the best BM25 and ``ideal`` (coverage.py) and cosine
+    similarity (a negative one counts 0)."""
+    top = max(max(bm25.values(), default=0.0), ideal)
     return {memory_id: options.words_weight * (bm25.get(memory_id, 0.0) / top if top > 0 else 0.0)
             + options.meaning_weight * max(0.0, similarity.get(memory_id, 0.0)) for memory_id in candidates}
 

@@ -27,6 +27,10 @@ class WordIndex(Protocol):
     def ranked(self, db: Any, query: str, scope: "Scope", options: "SearchOptions") -> list[tuple[int, float]]:
         """(memory id, BM25 score: higher is better) of the best word matches inside the scope."""
 
+    def holding(self, db: Any, user: str, terms: list[str], at_most: Callable[[int], int]) -> tuple[int, list[int]]:
+        """The user's number of memories, and how many of them hold each term (query_terms' terms),
+        counted no further than ``at_most(that number)``."""
+
     def purge(self, conn: Any, user: str) -> None:
         """Leave no trace of the user's deleted memories' words in the database's bytes (forgetting)."""
 

@@ -30,7 +30,7 @@ def filters(scope: Scope, options: "SearchOptions") -> tuple[str, list]:
     return clause, params
 
 
-def _documents_with(db: "Database", table: str, phrase: str, at_most: int) -> int:
+def documents_with(db: "Database", table: str, phrase: str, at_most: int) -> int:
     """How many memories of the index hold ``phrase``, counting no further than ``at_most`` (-1: all)."""
     return db.query_one(f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                               (phrase, at_most))[0]
@@ -78,7 +78,7 @@ def words_ranked(db: "Database", query: str, scope: Scope, options: "SearchOptio
     table = word_index.searched(db, scope.user)
     if table is None:
         return []
-    expressions = match_queries(query, lambda term, at_most: _documents_with(db, table, term, at_most),
+    expressions = match_queries(query, lambda term, at_most: documents_with(db, table, term, at_most),
                                 word_index.documents(db, table))
     clause, params = filters(scope, options)
     best: dict[int, float] = {}

@@ -34,7 +34,6 @@ only keys are stored here.
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import threading
 from collections import Counter
@@ -46,16 +45,13 @@ import apsw
 
 from engram.core.memory.search.words.bm25 import filters
 from engram.core.memory.search.words.index import REINDEX_BATCH, TOKENIZER
+from engram.core.memory.search.words.okapi import B, K1, idf
 from engram.core.memory.search.words.tokens import CJK, index_terms, is_prefix, match_terms, query_terms
 
 if TYPE_CHECKING:
     from engram.core.memory.scope import Scope
     from engram.core.memory.search.fusion import SearchOptions
     from engram.core.storage.postgres import PostgresDatabase
-
-# FTS5's bm25() constants (fts5_aux.c), and the idf it gives a term held by half the documents or more.
-K1, B = 1.2, 0.75
-_LEAST_IDF = 1e-6
 
 _CJK_CHARACTER = re.compile(f"[{CJK}]")
 _tokenizer: Any = None
@@ -102,12 +98,6 @@ def query_keys(user: str, term: str) -> list[int]:
     if is_prefix(term):
         return [key(user, p) for t in tokens if (p := _prefix(t)) is not None]
     return [key(user, t) for t in tokens]
-
-
-def idf(documents: int, holding: int) -> float:
-    """FTS5's inverse document frequency of a term ``holding`` of ``documents`` memories hold."""
-    value = math.log((documents - holding + 0.5) / (holding + 0.5))
-    return value if value > 0 else _LEAST_IDF
 
 
 # The memories holding any of the first keys (and any of the second, when given) by BM25 over the
@@ -167,13 +157,9 @@ class PostgresWords:
         SQL, and so are the user's keys."""
         user = scope.user
         keys = {term: query_keys(user, term) for term in query_terms(query)}
-        rows = db.query("SELECT u.documents, u.tokens, c.key, c.documents FROM word_users u"
-                        " LEFT JOIN word_counts c ON c.key = ANY(?::bigint[]) WHERE u.user = ?",
-                        ([k for ks in keys.values() for k in ks], user))
-        if not rows or not rows[0][1]:
+        documents, tokens, held = self._statistics(db, user, keys)
+        if not tokens:
             return []
-        documents, tokens = rows[0][:2]
-        held = {k: n for *_, k, n in rows if k is not None}
 
         def documents_with(term: str, at_most: int) -> int:
             found = max((held.get(k, 0) for k in keys[term]), default=0)
@@ -196,6 +182,24 @@ class PostgresWords:
             for memory_id, score in matches:
                 best[memory_id] = max(score, best.get(memory_id, score))
         return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:options.candidates]
+
+    @staticmethod
+    def _statistics(db: "PostgresDatabase", user: str, keys: dict[str, list[int]]) -> tuple[int, int, dict[int, int]]:
+        """The user's memories and terms, and how many memories hold each key: one statement, so
+        one moment (a count read after a commit the total missed could exceed it)."""
+        rows = db.query("SELECT u.documents, u.tokens, c.key, c.documents FROM word_users u"
+                        " LEFT JOIN word_counts c ON c.key = ANY(?::bigint[]) WHERE u.user = ?",
+                        ([k for ks in keys.values() for k in ks], user))
+        if not rows:
+            return 0, 0, {}
+        return rows[0][0], rows[0][1], {k: n for *_, k, n in rows if k is not None}
+
+    def holding(self, db: "PostgresDatabase", user: str, terms: list[str],
+                at_most: Callable[[int], int]) -> tuple[int, list[int]]:
+        keys = {term: query_keys(user, term) for term in terms}
+        documents, _, held = self._statistics(db, user, keys)
+        limit = at_most(documents)
+        return documents, [min(max((held.get(k, 0) for k in keys[t]), default=0), limit) for t in terms]
 
     @staticmethod
     def _best_of_few(db: "PostgresDatabase", sql: str, arguments: list, clause: str, params: list,

@@ -12,7 +12,7 @@ import apsw
 
 from engram.core.memory.search.words import bm25, index
 from engram.core.memory.search.words.index import REINDEX_BATCH
-from engram.core.memory.search.words.tokens import index_terms
+from engram.core.memory.search.words.tokens import index_terms, phrase
 
 if TYPE_CHECKING:
     from engram.core.memory.scope import Scope
@@ -36,6 +36,15 @@ class SqliteWords:
 
     def ranked(self, db: "Database", query: str, scope: "Scope", options: "SearchOptions") -> list[tuple[int, float]]:
         return bm25.words_ranked(db, query, scope, options)
+
+    def holding(self, db: "Database", user: str, terms: list[str],
+                at_most: Callable[[int], int]) -> tuple[int, list[int]]:
+        table = index.searched(db, user)
+        if table is None:
+            return 0, [0] * len(terms)
+        documents = index.documents(db, table)
+        limit = at_most(documents)
+        return documents, [bm25.documents_with(db, table, phrase(term), limit) for term in terms]
 
     def purge(self, conn: apsw.Connection, user: str) -> None:
         index.purge(conn, user)
