@@ -150,4 +150,10 @@ CREATE TABLE distilled (
     updated_at          TEXT NOT NULL
 );
 """),
+    Migration(3, "vectors", """
+-- pgvector's type, distances and HNSW index. Each embedding model's table of vectors
+-- (memory_vec_<embedding_models.id>) is made when the model is first used
+-- (core/memory/search/vectors/pgvector_table.py), as on SQLite.
+CREATE EXTENSION IF NOT EXISTS vector;
+"""),
 ]
