@@ -2,13 +2,21 @@
 
 Each row carries the memory's user, kind, session, agent and application, and every search has
 the user (and the rest of its scope) in its WHERE clause: the server never returns another
-user's rows. Nearest neighbours come from an HNSW index on cosine distance. A user's rows are a
-small part of the table when many users share it, so the index is read with pgvector's iterative
-scan (0.8): when the first ``hnsw.ef_search`` candidates hold too few of the user's rows, the scan
-goes on (up to ``hnsw.max_scan_tuples``) instead of returning fewer. A user with few vectors
-is better served exactly: the planner then reads them through the (user) index and sorts them,
-which it chooses by itself from the table's statistics. Nothing is held in this process: the
-server keeps the index in its own memory, shared by every Engram that uses it.
+user's rows. Nothing is held in this process: the server keeps the table and its indexes in its
+own memory, shared by every Engram that uses it.
+
+Two ways to the nearest rows, chosen per search by the user's share of the table (the planner's
+statistics of the user column, kept by autovacuum):
+- a user holding at least ``HNSW_SHARE`` of the table is searched through the HNSW index (cosine),
+  read with pgvector's iterative scan (0.8): when the first ``hnsw.ef_search`` candidates hold
+  too few of the user's rows (another scope, another kind), the scan goes on instead of
+  returning fewer;
+- any other user exactly: their rows through the (user) index, every distance computed, sorted.
+  The graph is no use to them: measured on 100k vectors of 100 users (tests/bench/scale.py's
+  data), an HNSW search for one user's 200 nearest took 250–640 ms and found 45% of the true
+  10 (iterative scan, ef_search 200, up to 50,000 rows visited), the exact one 2–7 ms and all.
+  The planner did choose the exact way itself there, but nothing in its costs keeps it from the
+  graph for a user of 10,000 rows among a million.
 
 Vectors travel as numpy arrays in pgvector's binary format (the ``pgvector`` package).
 """
@@ -27,6 +35,7 @@ from engram.core.memory.search.vectors.index import EACH_BATCH, VectorIndex, mod
 
 M, EF_CONSTRUCTION = 16, 64     # pgvector's defaults: the graph's links per node, and its build's breadth
 EF_SEARCH = 200                 # candidates a search keeps (at least k)
+HNSW_SHARE = 0.2                # a user's share of the table from which the graph serves them (see above)
 MAX_SCAN_TUPLES = 50_000        # index rows an iterative scan visits at most, looking for the user's rows
 BUILD_MEMORY = "1GB"            # maintenance_work_mem for (re)building the index: the graph fits, building is fast
 
@@ -54,7 +63,7 @@ class PgVectorIndex(VectorIndex):
         return (f"CREATE INDEX IF NOT EXISTS {self.table}_hnsw ON {self.table}"
                 f" USING hnsw (embedding vector_cosine_ops) WITH (m = {M}, ef_construction = {EF_CONSTRUCTION})")
 
-    def _typed(self, conn):
+    def typed(self, conn):
         """The connection, able to send and read vectors as numpy arrays (pooled connections are
         shared with code that never needs it; registering is a few dictionary entries)."""
         register_vector_info(conn.raw, self._vector_type)
@@ -62,7 +71,7 @@ class PgVectorIndex(VectorIndex):
 
     def put(self, conn, rows: Sequence[tuple[int, Scope, str]], vectors: np.ndarray) -> None:
         vectors = np.asarray(vectors, dtype=np.float32)
-        self._typed(conn).executemany(
+        self.typed(conn).executemany(
             f"INSERT INTO {self.table}(memory_id, user, kind, session, agent, application, embedding)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET user = excluded.user,"
             " kind = excluded.kind, session = excluded.session, agent = excluded.agent,"
@@ -83,15 +92,27 @@ class PgVectorIndex(VectorIndex):
             clause.append(f"kind IN ({','.join('?' * len(kinds))})")
             params.extend(kinds)
         with self.db.transaction() as conn:
-            self._typed(conn).execute(
-                "SELECT set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                " set_config('hnsw.max_scan_tuples', ?, true)", (str(min(max(k, EF_SEARCH), 1000)), str(MAX_SCAN_TUPLES)))
+            if self._share(conn, scope.user) >= HNSW_SHARE:
+                conn.execute("SELECT set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan',"
+                             " 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ?, true)",
+                             (str(min(max(k, EF_SEARCH), 1000)), str(MAX_SCAN_TUPLES)))
+            else:   # no index scan (neither graph nor btree): a bitmap of the user's rows, then a sort
+                conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
             # An iterative scan in relaxed order may return a slightly later row first: sort again.
-            rows = conn.execute(
+            rows = self.typed(conn).execute(
                 f"WITH found AS MATERIALIZED (SELECT memory_id, embedding <=> ? AS distance FROM {self.table}"
                 f" WHERE {' AND '.join(clause)} ORDER BY distance LIMIT ?)"
                 " SELECT memory_id, distance FROM found ORDER BY distance, memory_id", (query, *params, k)).fetchall()
         return [(memory_id, float(distance)) for memory_id, distance in rows]
+
+    def _share(self, conn, user: str) -> float:
+        """The user's share of the table's rows as the planner's statistics have it; 0 for a user
+        who is not among the most common values, or before the table was first analysed."""
+        row = conn.execute(
+            "SELECT most_common_freqs[array_position(most_common_vals::text::text[], ?)] FROM pg_stats"
+            " WHERE schemaname = ANY(current_schemas(false)) AND tablename = ? AND attname = 'user'",
+            (user, self.table)).fetchone()
+        return (row[0] or 0.0) if row else 0.0
 
     def count(self) -> int:
         return self.db.query_one(f"SELECT count(*) FROM {self.table}")[0]
@@ -104,7 +125,7 @@ class PgVectorIndex(VectorIndex):
         after = 0
         while True:
             with self.db.transaction() as conn:
-                cursor = self._typed(conn).raw.cursor(binary=True)
+                cursor = self.typed(conn).raw.cursor(binary=True)
                 rows = cursor.execute(f'SELECT memory_id, embedding FROM {self.table} WHERE memory_id > %s'
                                       ' ORDER BY memory_id LIMIT %s', (after, batch)).fetchall()
             if not rows:
