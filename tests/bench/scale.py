@@ -187,21 +187,25 @@ def pg_fill(db, index, scope: Scope, target: int, batch: int = 2000) -> int:
     seed = zlib.crc32(f"{scope.user}:{have}".encode())
     texts = synthetic.texts(need, seed=seed)
     for block in synthetic.vectors(need, index.dimensions, seed=seed, batch=batch):
-        at = now_iso()
-        rows = [(*[v for _, v in scope.items()], "message", text, at, at, at, content_hash(text))
-                for text in (next(texts) for _ in range(len(block)))]
         with db.transaction() as conn:
-            cursor = conn.raw.cursor()
-            cursor.executemany('INSERT INTO memories(application, agent, "user", session, kind, text, created_at,'
-                               " updated_at, valid_from, content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                               " RETURNING id", rows, returning=True)
-            ids = []
-            while True:
-                ids.append(cursor.fetchone()[0])
-                if not cursor.nextset():
-                    break
+            ids = pg_memories(conn, scope, [next(texts) for _ in range(len(block))])
             index.put(conn, [(memory_id, scope, "message") for memory_id in ids], block)
     return need
+
+
+def pg_memories(conn, scope: Scope, texts: list[str]) -> list[int]:
+    """Messages of the scope, by SQL with the store's columns; their ids."""
+    at = now_iso()
+    cursor = conn.raw.cursor()
+    cursor.executemany('INSERT INTO memories(application, agent, "user", session, kind, text, created_at,'
+                       " updated_at, valid_from, content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                       " RETURNING id", [(*[v for _, v in scope.items()], "message", text, at, at, at,
+                                          content_hash(text)) for text in texts], returning=True)
+    ids = []
+    while True:
+        ids.append(cursor.fetchone()[0])
+        if not cursor.nextset():
+            return ids
 
 
 def run_postgresql(args, folder: Path, users: list[str], query_vectors: np.ndarray, embedder) -> dict[str, str]:
