@@ -50,8 +50,11 @@ def test_the_model_asks_for_history_and_the_older_addresses_are_marked_so(make_e
     engram.sessions.get_or_create("chat-4", "u")
     record = engram.turn_engine.send("chat-4", QUESTION).record
     current, history = (call["result"] for call in record.tool_calls)
-    homes = lambda result: [(home_of(line), "; superseded]" in line or "; out of date since" in line)
-                            for line in result.splitlines() if home_of(line)]
+
+    def homes(result):
+        return [(home_of(line), "; superseded]" in line or "; out of date since" in line)
+                for line in result.splitlines() if home_of(line)]
+
     assert homes(current) and set(homes(current)) == {("Harbour Lane", False)}
     assert homes(history)[0] == ("Harbour Lane", False)
     assert {home for home, marked in homes(history) if marked} == set(HOMES[:2])

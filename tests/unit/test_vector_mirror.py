@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engram.core.memory.search.vectors import table as vectors
-from engram.core.memory.search.vectors.mirror import SHORTLIST_MIN, UserVectors, bits_of
+from engram.core.memory.search.vectors.mirror import SHORTLIST_MIN, UserVectors, bits_of, stored
 from engram.core.storage.database import Database
 from engram.core.memory.records import NewMemory
 from engram.core.memory.scope import Scope
@@ -147,10 +147,10 @@ def test_reading_vec0s_storage_gives_what_its_select_gives(store):
     ids = [fill(store, scope, 1500, seed=20 + n)[0] for n, scope in enumerate(users)]
     for memory_id in np.random.default_rng(23).choice(np.concatenate(ids), 400, replace=False):
         store.delete(int(memory_id))
-    mirror = store.vectors.mirror
-    assert list(mirror._all(store.db.conn, "")) == []   # nobody's memories are stored under the empty user
+    table, dimensions = store.vectors.table, store.vectors.dimensions
+    assert list(stored(store.db.conn, table, dimensions, "")) == []   # nobody's memories are stored under the empty user
     for user in ("alice", "bob", "carol"):
-        blocks = list(mirror._all(store.db.conn, user, block=1000))
+        blocks = list(stored(store.db.conn, table, dimensions, user, block=1000))
         read_ids, read_vectors = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
         reference = dict(store.db.query(f"SELECT memory_id, embedding FROM {store.vectors.table} WHERE user = ?",
                                         (user,)))
@@ -169,15 +169,15 @@ def test_loading_a_copy_does_not_hold_up_writes(tmp_path, monkeypatch):
     store = MemoryStore(Database(tmp_path / "engram.sqlite"), FakeEmbedder(DIMENSIONS))
     ids, rows = fill(store, ALICE, 30, seed=12)
     reading, written, gave_up = threading.Event(), threading.Event(), threading.Event()
-    read_all = vector_mirror.VectorMirror._all
+    read_all = vector_mirror.stored
 
-    def paused(self, conn, user, block=8192):
+    def paused(*args, **kwargs):
         reading.set()
         if not written.wait(5):
             gave_up.set()
-        yield from read_all(self, conn, user, block)
+        yield from read_all(*args, **kwargs)
 
-    monkeypatch.setattr(vector_mirror.VectorMirror, "_all", paused)
+    monkeypatch.setattr(vector_mirror, "stored", paused)
     loading = threading.Thread(target=store.warm, args=("alice",))
     loading.start()
     assert reading.wait(10)

@@ -1,10 +1,11 @@
 """The memory store: add, get, update, delete, list and the history of every change.
 
 Texts live in ``memories`` and, prepared for words, in their user's word index
-(core/memory/search/words/, one per backend); vectors live in the active embedding model's vec0 table. All three change
-in one transaction. A memory without a vector in the active model's space is "pending": it is
-still found by words, and ``embed_pending`` fills the gap (after a model change, or when the
-turn engine defers embedding to the outbox).
+(core/memory/search/words/, one per backend); vectors live in the active embedding model's table of
+vectors (core/memory/search/vectors/: vec0 or pgvector). All three change in one transaction. A
+memory without a vector in the active model's space is "pending": it is still found by words, and
+``embed_pending`` fills the gap (after a model change, or when the turn engine defers embedding
+to the outbox).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from engram.core.memory.records import (DISTILLED_KINDS, Actor, Change, Kind, Me
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions, SearchResult
 from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
-from engram.core.memory.search.vectors.table import VectorIndex, remove_everywhere
+from engram.core.memory.search.vectors import index_type
+from engram.core.memory.search.vectors.index import VectorIndex
 
 _COLUMNS = ", ".join(f"m.{column.strip()}" for column in Memory.COLUMNS.split(","))
 _SELECT = f"SELECT {_COLUMNS} FROM memories m"
@@ -37,6 +39,7 @@ class MemoryStore:
         # {(database change stamp, vector table): count}, one entry
         self._pending: dict[tuple, int] = {}
         self._space: tuple[Embedder | None, VectorIndex | None] = (None, None)
+        self._vector_type = index_type(db)   # sqlite-vec or pgvector, by the database's engine
         # What a text goes through before it is stored (core/memory/sensitive.py's mask, by setting).
         # File chunks are exempt: they mirror the person's file, which stays as it is.
         self.clean: Callable[[str], str] | None = None
@@ -51,7 +54,7 @@ class MemoryStore:
 
     @property
     def vectors(self) -> VectorIndex | None:
-        """Its vec0 table, or None with no embedding model."""
+        """Its vector index, or None with no embedding model."""
         return self._space[1]
 
     def use_embedder(self, embedder: Embedder | None) -> Embedder | None:
@@ -60,7 +63,7 @@ class MemoryStore:
         assignment, made under the database's lock, so a transaction never sees them change; work
         that embedded with the old model stores those vectors in the old model's table. What the
         new model lacks is pending (``embed_pending``). Returns the old model, for the caller to close."""
-        vectors = (VectorIndex(self.db, embedder.name, embedder.fingerprint, embedder.dimensions)
+        vectors = (self._vector_type(self.db, embedder.name, embedder.fingerprint, embedder.dimensions)
                    if embedder is not None else None)
         with self.db.transaction():
             old, self._space = self._space[0], (embedder, vectors)
@@ -164,7 +167,7 @@ class MemoryStore:
                 self.words.unindex(conn, old.scope.user, [memory_id])
                 self.words.index(conn, [(memory_id, old.scope.user, new_text)])
             if "text" in changes or "kind" in changes:
-                remove_everywhere(conn, [memory_id])
+                self._vector_type.remove_everywhere(conn, [memory_id])
             if index is not None and ("text" in changes or "kind" in changes):
                 if vector is None:
                     vector = embedder.embed([old.text])
@@ -196,7 +199,7 @@ class MemoryStore:
         user = self.get(memory_id).scope.user
         with self.db.transaction() as conn:
             self.words.unindex(conn, user, [memory_id])
-            remove_everywhere(conn, [memory_id])
+            self._vector_type.remove_everywhere(conn, [memory_id])
             conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
             conn.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
             self._record(conn, memory_id, user, "delete", Actor(actor), None, None)
@@ -280,7 +283,7 @@ class MemoryStore:
         index if an upgrade left it to be made (a minute at a million), not at the first search."""
         self.words.warm(self.db, user)
         if (vectors := self.vectors) is not None:
-            vectors.mirror.warm(user)
+            vectors.warm(user)
 
     # -- embedding upkeep ----------------------------------------------------------------------
 

@@ -172,6 +172,20 @@ CREATE TABLE word_users (
     tokens      BIGINT NOT NULL
 );
 """),
+    Migration(3, "vectors", """
+-- pgvector's type, distances and HNSW index. Each embedding model's table of vectors
+-- (memory_vec_<embedding_models.id>) is made when the model is first used
+-- (core/memory/search/vectors/pgvector_table.py), as on SQLite. Installing pgvector takes a
+-- superuser (it is not a trusted extension); an administrator may have done it beforehand.
+DO $$
+BEGIN
+    CREATE EXTENSION IF NOT EXISTS vector;
+EXCEPTION WHEN insufficient_privilege THEN
+    RAISE EXCEPTION 'Engram needs pgvector in this database, and this login may not install it'
+        USING HINT = 'ask the server''s administrator to run CREATE EXTENSION vector in this database';
+END
+$$;
+"""),
     Migration(4, "devices", """
 -- SQLite's migration 14: a file's index rows name the device that has the file (devices may share
 -- this server, each with its own session folders); rows made before say '' until claimed.

@@ -1,4 +1,4 @@
 """Search: the searcher (searcher.py) is handed the database and one embedding space; hybrid
 recall fuses the best BM25 matches over words with nearest neighbours over meaning (fusion.py).
 words/ cuts text into index and query terms and keeps each user's FTS5 index; vectors/ keeps each
-embedding model's vec0 table and the compact in-memory copy searched."""
+embedding model's table of vectors (vec0 with a compact in-memory copy searched, or pgvector)."""

@@ -1,6 +1,6 @@
 """The searcher: a search is handed what it reads, the database and one embedding space.
 
-An embedding space is a model and the vec0 table of its vectors. The store hands over the one it
+An embedding space is a model and the index of its vectors. The store hands over the one it
 has when a search begins, so a switch of model meanwhile (``MemoryStore.use_embedder``) cannot
 give a search one model's query and another model's vectors. Words are ranked on the searcher's
 worker threads while meaning is scanned: SQLite and numpy both release the GIL, so on two cores
@@ -17,7 +17,7 @@ from engram.core.memory.records import Memory
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions, SearchResult, hybrid_search
 from engram.core.memory.search.words import for_database
-from engram.core.memory.search.vectors.table import VectorIndex
+from engram.core.memory.search.vectors.index import VectorIndex
 from engram.core.models.embeddings import Embedder
 from engram.core.storage.database import Database
 

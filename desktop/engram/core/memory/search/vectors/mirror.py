@@ -25,7 +25,7 @@ and a 40-row shortlist 75% → 97%. MiniLM, spread around 0, changes within nois
 
 vec0 stays the durable copy. A mirror is loaded from it with the user in the SQL (another
 user's vectors are never read), and follows every later change, made by this process or
-another, through ``vector_log``, which VectorIndex writes in the same transaction as the
+another, through ``vector_log``, which Vec0Index (table.py) writes in the same transaction as the
 vectors themselves. Narrower filters (session, agent, application, kind) are applied to the
 mirror's rows here; the search fetches its results with the full scope in SQL again.
 """
@@ -219,7 +219,7 @@ class VectorMirror:
         with self.db.snapshot() as conn:
             copy = UserVectors(self.dimensions)
             copy.reserve(self._capacity(conn, user))  # growing by doubling would need twice the memory
-            for block in self._all(conn, user):
+            for block in stored(conn, self.table, self.dimensions, user):
                 copy.append(*self._described(conn, user, *block))
             copy.seq = conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
         return copy
@@ -246,26 +246,6 @@ class VectorMirror:
         return conn.execute(f"SELECT coalesce(sum(size), 0) FROM {self.table}_chunks WHERE partition00 = ?",
                             (user,)).fetchone()[0]
 
-    def _all(self, conn, user: str, block: int = 8192) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """(memory ids, vectors) of a user, a block at a time (memory stays bounded), read from
-        vec0's storage tables: chunks of vectors with a validity bitmap and their rowids, one
-        partition value each. vec0's own SELECT reads a partition by scanning
-        every user's rows (10 s for one user's 10k vectors among a million); this reads only the
-        user's chunks. sqlite-vec is pinned, and a test checks this against vec0's own SELECT."""
-        ids: list[np.ndarray] = []
-        vectors: list[np.ndarray] = []
-        for size, validity, rowids, blob in conn.execute(
-                f"SELECT c.size, c.validity, c.rowids, v.vectors FROM {self.table}_chunks c"
-                f" JOIN {self.table}_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ?", (user,)):
-            valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size].astype(bool)
-            ids.append(np.frombuffer(rowids, np.int64)[:size][valid])
-            vectors.append(np.frombuffer(blob, np.float32).reshape(size, self.dimensions)[valid])
-            if sum(map(len, ids)) >= block:
-                yield np.concatenate(ids), np.concatenate(vectors)
-                ids, vectors = [], []
-        if ids:
-            yield np.concatenate(ids), np.concatenate(vectors)
-
     def _some(self, conn, memory_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """(memory ids, vectors) of those of ``memory_ids`` that have a vector, through vec0's SELECT."""
         rows = [row for memory_id in memory_ids for row in conn.execute(
@@ -284,3 +264,26 @@ class VectorMirror:
         position = np.minimum(np.searchsorted(known, ids), max(len(known) - 1, 0))
         keep = known[position] == ids if len(known) else np.zeros(len(ids), bool)
         return ids[keep], vectors[keep], [rows[p][1:] for p in position[keep]]
+
+
+def stored(conn, table: str, dimensions: int, user: str | None, block: int = BLOCK
+           ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(memory ids, vectors) of a vec0 table, of one user or (None) of all, a block at a time
+    (memory stays bounded), read from vec0's storage tables: chunks of vectors with a validity
+    bitmap and their rowids, one partition value each. vec0's own SELECT reads a partition by
+    scanning every user's rows (10 s for one user's 10k vectors among a million); this reads only
+    the user's chunks. sqlite-vec is pinned, and a test checks this against vec0's own SELECT."""
+    ids: list[np.ndarray] = []
+    vectors: list[np.ndarray] = []
+    mine, params = ("WHERE c.partition00 = ?", (user,)) if user is not None else ("", ())
+    for size, validity, rowids, blob in conn.execute(
+            f"SELECT c.size, c.validity, c.rowids, v.vectors FROM {table}_chunks c"
+            f" JOIN {table}_vector_chunks00 v ON v.rowid = c.chunk_id {mine}", params):
+        valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size].astype(bool)
+        ids.append(np.frombuffer(rowids, np.int64)[:size][valid])
+        vectors.append(np.frombuffer(blob, np.float32).reshape(size, dimensions)[valid])
+        if sum(map(len, ids)) >= block:
+            yield np.concatenate(ids), np.concatenate(vectors)
+            ids, vectors = [], []
+    if ids:
+        yield np.concatenate(ids), np.concatenate(vectors)

@@ -8,41 +8,33 @@ vec0 is the durable copy; searches run on an in-memory copy of the user's vector
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from engram.core.storage.database import Database
-from engram.core.memory.records import now_iso
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.vectors.mirror import VectorMirror
+from engram.core.memory.search.vectors.index import EACH_BATCH, VectorIndex, model_ids
+from engram.core.memory.search.vectors.mirror import VectorMirror, stored
 
 LOG_KEPT = 20_000   # newest vector_log entries kept; older copies reload
 
 
-class VectorIndex:
-    def __init__(self, db: Database, model_name: str, fingerprint: str, dimensions: int):
-        self.db = db
-        self.dimensions = dimensions
-        with db.transaction() as conn:
-            row = conn.execute("SELECT id, dimensions FROM embedding_models WHERE fingerprint = ?",
-                               (fingerprint,)).fetchone()
-            if row is None:
-                conn.execute("INSERT INTO embedding_models(name, fingerprint, dimensions, created_at)"
-                             " VALUES (?, ?, ?, ?)", (model_name, fingerprint, dimensions, now_iso()))
-                row = (conn.last_insert_rowid(), dimensions)
-            self.model_id = row[0]
-            self.table = f"memory_vec_{self.model_id}"
-            conn.execute(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.table} USING vec0("
-                " memory_id INTEGER PRIMARY KEY,"
-                " user TEXT PARTITION KEY,"
-                f" embedding FLOAT[{dimensions}] distance_metric=cosine,"
-                " kind TEXT, session TEXT, agent TEXT, application TEXT)")
+class Vec0Index(VectorIndex):
+    """One model's vectors in a vec0 table, searched through per-user in-memory copies."""
+
+    def __init__(self, db, model_name: str, fingerprint: str, dimensions: int):
+        super().__init__(db, model_name, fingerprint, dimensions)
         self.mirror = VectorMirror(db, self.model_id, self.table, dimensions)
 
+    def _create(self, conn) -> None:
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.table} USING vec0("
+            " memory_id INTEGER PRIMARY KEY,"
+            " user TEXT PARTITION KEY,"
+            f" embedding FLOAT[{self.dimensions}] distance_metric=cosine,"
+            " kind TEXT, session TEXT, agent TEXT, application TEXT)")
+
     def put(self, conn, rows: Sequence[tuple[int, Scope, str]], vectors: np.ndarray) -> None:
-        """Store vectors for (memory id, scope, kind) rows, inside the caller's transaction."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         conn.executemany(
             f"INSERT OR REPLACE INTO {self.table}(memory_id, user, embedding, kind, session, agent, application)"
@@ -52,29 +44,28 @@ class VectorIndex:
         log(conn, [(self.model_id, scope.user, mid) for mid, scope, _ in rows])
 
     def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """Up to k (memory id, cosine distance) pairs inside the scope, nearest first."""
         return self.mirror.nearest(vector, scope, kinds, k)
 
     def count(self) -> int:
         # vec0's own count(*) reads every vector chunk; its rowids shadow table has one row per vector.
         return self.db.query_one(f"SELECT count(*) FROM {self.table}_rowids")[0]
 
-    def missing(self, limit: int) -> list[tuple]:
-        """Memories that have no vector in this model's space yet (new, or made by another model)."""
-        return self.db.query(
-            "SELECT m.id, m.text, m.kind, m.application, m.agent, m.user, m.session FROM memories m"
-            f" WHERE NOT EXISTS (SELECT 1 FROM {self.table} v WHERE v.memory_id = m.id)"
-            " ORDER BY m.id LIMIT ?", (limit,))
+    def warm(self, user: str) -> None:
+        """Load the user's in-memory copy now rather than at the first search (seconds at 100k)."""
+        self.mirror.warm(user)
 
+    def each(self, batch: int = EACH_BATCH) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        with self.db.snapshot() as conn:   # one state throughout, while writes go on
+            yield from stored(conn, self.table, self.dimensions, None, batch)
 
-def remove_everywhere(conn, memory_ids: Sequence[int]) -> None:
-    """Remove memories' vectors from every model's table, inside the caller's transaction (before
-    the memories themselves are deleted: the log needs their user)."""
-    users = dict(conn.execute("SELECT id, user FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-                              (json.dumps(list(memory_ids)),)).fetchall())
-    for (model_id,) in conn.execute("SELECT id FROM embedding_models").fetchall():
-        conn.executemany(f"DELETE FROM memory_vec_{model_id} WHERE memory_id = ?", [(i,) for i in memory_ids])
-        log(conn, [(model_id, users.get(i, ""), i) for i in memory_ids])
+    @staticmethod
+    def remove_everywhere(conn, memory_ids: Sequence[int]) -> None:
+        # Before the memories are deleted: the log needs their user.
+        users = dict(conn.execute("SELECT id, user FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+                                  (json.dumps(list(memory_ids)),)).fetchall())
+        for model_id in model_ids(conn):
+            conn.executemany(f"DELETE FROM memory_vec_{model_id} WHERE memory_id = ?", [(i,) for i in memory_ids])
+            log(conn, [(model_id, users.get(i, ""), i) for i in memory_ids])
 
 
 def log(conn, changes: Sequence[tuple[int, str, int]]) -> None:

@@ -1,0 +1,157 @@
+"""Vectors on a PostgreSQL server in pgvector, one table per embedding model so that spaces never mix.
+
+Each row carries the memory's user, kind, session, agent and application, and every search has
+the user (and the rest of its scope) in its WHERE clause: the server never returns another
+user's rows. Nothing is held in this process: the server keeps the table and its indexes in its
+own memory, shared by every Engram that uses it.
+
+Two ways to the nearest rows, chosen per search by the user's share of the table (the planner's
+statistics of the user column, kept by autovacuum):
+- a user holding at least ``HNSW_SHARE`` of the table is searched through the HNSW index (cosine),
+  read with pgvector's iterative scan (0.8): when the first ``hnsw.ef_search`` candidates hold
+  too few of the user's rows (another scope, another kind), the scan goes on instead of
+  returning fewer (tests/bench/hnsw_recall.py: 99.75% of the true 10 on 21.5k real e5 vectors of
+  one person, ef_search 200);
+- any other user exactly: their rows through the (user) index, every distance computed, sorted.
+  The graph is no use to them: measured on 100k vectors of 100 users (tests/bench/scale.py's
+  data), an HNSW search for one user's 200 nearest took 250–640 ms and found 45% of the true
+  10 (iterative scan, ef_search 200, up to 50,000 rows visited), the exact one 2–7 ms and all.
+  The planner did choose the exact way itself there, but nothing in its costs keeps it from the
+  graph for a user of 10,000 rows among a million.
+
+Vectors travel as numpy arrays in pgvector's binary format (the ``pgvector`` package).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+from pgvector.psycopg.vector import register_vector_info
+from psycopg.types import TypeInfo
+
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.vectors.index import EACH_BATCH, VectorIndex, model_ids
+
+M, EF_CONSTRUCTION = 16, 64     # pgvector's defaults: the graph's links per node, and its build's breadth
+EF_SEARCH = 200                 # candidates a search keeps (at least k)
+HNSW_SHARE = 0.2                # a user's share of the table from which the graph serves them (see above)
+MAX_SCAN_TUPLES = 50_000        # index rows an iterative scan visits at most, looking for the user's rows
+BUILD_MEMORY = "1GB"            # maintenance_work_mem for (re)building the index: the graph fits, building is fast
+
+
+class PgVectorIndex(VectorIndex):
+    """One model's vectors in a pgvector table with an HNSW index, searched on the server."""
+
+    def __init__(self, db, model_name: str, fingerprint: str, dimensions: int):
+        super().__init__(db, model_name, fingerprint, dimensions)
+        with db.transaction() as conn:
+            self._vector_type = TypeInfo.fetch(conn.raw, "vector")
+
+    def _create(self, conn) -> None:
+        # Two Engrams starting at once: one creates, the other finds it made.
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.vectors'))")
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {self.table} ("
+            " memory_id BIGINT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,"
+            " user TEXT NOT NULL, kind TEXT NOT NULL, session TEXT NOT NULL, agent TEXT NOT NULL,"
+            f" application TEXT NOT NULL, embedding vector({self.dimensions}) NOT NULL)")
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {self.table}_by_user ON {self.table}(user)")
+        conn.execute(self._graph_sql())
+
+    def _graph_sql(self) -> str:
+        return (f"CREATE INDEX IF NOT EXISTS {self.table}_hnsw ON {self.table}"
+                f" USING hnsw (embedding vector_cosine_ops) WITH (m = {M}, ef_construction = {EF_CONSTRUCTION})")
+
+    def typed(self, conn):
+        """The connection, able to send and read vectors as numpy arrays (pooled connections are
+        shared with code that never needs it; registering is a few dictionary entries)."""
+        register_vector_info(conn.raw, self._vector_type)
+        return conn
+
+    def put(self, conn, rows: Sequence[tuple[int, Scope, str]], vectors: np.ndarray) -> None:
+        vectors = np.asarray(vectors, dtype=np.float32)
+        self.typed(conn).executemany(
+            f"INSERT INTO {self.table}(memory_id, user, kind, session, agent, application, embedding)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id) DO UPDATE SET user = excluded.user,"
+            " kind = excluded.kind, session = excluded.session, agent = excluded.agent,"
+            " application = excluded.application, embedding = excluded.embedding",
+            [(mid, scope.user, kind, scope.session, scope.agent, scope.application, vector)
+             for (mid, scope, kind), vector in zip(rows, vectors)])
+
+    def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
+        query = np.asarray(vector, np.float32).reshape(-1)
+        if not np.any(query) or k <= 0:
+            return []   # a zero query vector (no known token) has no direction
+        clause, params = ["user = ?"], [scope.user]   # the empty user is a user like any other
+        for name in ("session", "agent", "application"):
+            if value := getattr(scope, name):
+                clause.append(f"{name} = ?")
+                params.append(value)
+        if kinds:
+            clause.append(f"kind IN ({','.join('?' * len(kinds))})")
+            params.extend(kinds)
+        with self.db.transaction() as conn:
+            if self._share(conn, scope.user) >= HNSW_SHARE:
+                conn.execute("SELECT set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan',"
+                             " 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ?, true)",
+                             (str(min(max(k, EF_SEARCH), 1000)), str(MAX_SCAN_TUPLES)))
+            else:   # no index scan (neither graph nor btree): a bitmap of the user's rows, then a sort
+                conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+            # An iterative scan in relaxed order may return a slightly later row first: sort again.
+            rows = self.typed(conn).execute(
+                f"WITH found AS MATERIALIZED (SELECT memory_id, embedding <=> ? AS distance FROM {self.table}"
+                f" WHERE {' AND '.join(clause)} ORDER BY distance LIMIT ?)"
+                " SELECT memory_id, distance FROM found ORDER BY distance, memory_id", (query, *params, k)).fetchall()
+        return [(memory_id, float(distance)) for memory_id, distance in rows]
+
+    def _share(self, conn, user: str) -> float:
+        """The user's share of the table's rows as the planner's statistics have it; 0 for a user
+        who is not among the most common values, or before the table was first analysed."""
+        row = conn.execute(
+            "SELECT most_common_freqs[array_position(most_common_vals::text::text[], ?)] FROM pg_stats"
+            " WHERE schemaname = ANY(current_schemas(false)) AND tablename = ? AND attname = 'user'",
+            (user, self.table)).fetchone()
+        return (row[0] or 0.0) if row else 0.0
+
+    def count(self) -> int:
+        return self.db.query_one(f"SELECT count(*) FROM {self.table}")[0]
+
+    def warm(self, user: str) -> None:
+        """Nothing to load: the server holds the index, for every user and every Engram at once."""
+
+    def each(self, batch: int = EACH_BATCH) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        # By memory id, a batch per statement: no transaction stays open while the caller works.
+        after = 0
+        while True:
+            with self.db.transaction() as conn:
+                cursor = self.typed(conn).raw.cursor(binary=True)
+                rows = cursor.execute(f'SELECT memory_id, embedding FROM {self.table} WHERE memory_id > %s'
+                                      ' ORDER BY memory_id LIMIT %s', (after, batch)).fetchall()
+            if not rows:
+                return
+            yield (np.array([r[0] for r in rows], np.int64),
+                   np.stack([r[1].to_numpy() for r in rows]).astype(np.float32, copy=False))
+            after = rows[-1][0]
+
+    @contextmanager
+    def loading(self) -> Iterator[None]:
+        """For loading many vectors at once (moving data, benchmarks): the HNSW index is dropped,
+        and built again at the end over all rows, which is many times faster than growing it row
+        by row. Searches meanwhile are exact (and slow)."""
+        with self.db.transaction() as conn:
+            conn.execute(f"DROP INDEX IF EXISTS {self.table}_hnsw")
+        try:
+            yield
+        finally:
+            with self.db.transaction() as conn:
+                conn.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
+                conn.execute(self._graph_sql())
+                conn.execute(f"ANALYZE {self.table}")
+
+    @staticmethod
+    def remove_everywhere(conn, memory_ids: Sequence[int]) -> None:
+        ids = [int(i) for i in memory_ids]
+        for model_id in model_ids(conn):
+            conn.execute(f"DELETE FROM memory_vec_{model_id} WHERE memory_id = ANY(?)", (ids,))
