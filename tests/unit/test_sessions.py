@@ -12,6 +12,8 @@ from engram.core.errors import InvalidInput, NotFound
 from engram.core.memory.scope import Scope
 from engram.core.conversation.sessions import Sessions, slug, title_from
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def sessions(db):

@@ -19,6 +19,12 @@ from engram.core.memory.store import MemoryStore
 
 INDEXED, PROBLEM, REMOVED = "indexed", "problem", "removed"
 _STATUS_COLUMNS = "folder, name, status, detail, description, chunks, size"
+# A file's status, replacing the one it had (an upsert both SQLite and PostgreSQL read).
+_PUT_STATUS = ("INSERT INTO session_files(folder, name, status, detail, description, content_hash, size, chunks,"
+               " indexed_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (folder, name) DO UPDATE SET"
+               " status = excluded.status, detail = excluded.detail, description = excluded.description,"
+               " content_hash = excluded.content_hash, size = excluded.size, chunks = excluded.chunks,"
+               " indexed_at = excluded.indexed_at")
 
 
 @dataclass(frozen=True)
@@ -128,9 +134,7 @@ class FileCatalog:
             conn.execute("DELETE FROM session_file_chunks WHERE folder = ? AND name = ?", (folder, name))
             conn.executemany("INSERT INTO session_file_chunks(folder, name, position, line, memory_id)"
                              " VALUES (?,?,?,?,?)", [(folder, name, n, line, mid) for n, (mid, line) in enumerate(chunks)])
-            conn.execute("INSERT OR REPLACE INTO session_files(folder, name, status, detail, description,"
-                         " content_hash, size, chunks, indexed_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                         (folder, name, *row, len(chunks), now_iso()))
+            conn.execute(_PUT_STATUS, (folder, name, *row, len(chunks), now_iso()))
             self._forget_unused(conn, {mid for mid, _ in old})
         return FileStatus(folder, name, status, detail, description, len(chunks), size)
 
@@ -155,8 +159,7 @@ class FileCatalog:
     def set_index_problem(self, folder: str, problem: str) -> None:
         """Record why memories.md could not be written, or clear it (``problem`` empty)."""
         if problem:
-            self.db.execute("INSERT OR REPLACE INTO session_files(folder, name, status, detail, indexed_at)"
-                            " VALUES (?,?,?,?,?)", (folder, INDEX_NAME, PROBLEM, problem, now_iso()))
+            self.db.execute(_PUT_STATUS, (folder, INDEX_NAME, PROBLEM, problem, "", "", 0, 0, now_iso()))
         else:
             self.db.execute("DELETE FROM session_files WHERE folder = ? AND name = ?", (folder, INDEX_NAME))
 
