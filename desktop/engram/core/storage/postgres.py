@@ -190,6 +190,15 @@ class PostgresDatabase:
                 raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield Connection(raw)
 
+    @contextmanager
+    def detached_transaction(self) -> Iterator[Connection]:
+        """A transaction on a server session of its own, apart from the thread's: a worker holds a
+        claim's row locks in it (the outbox) while the work it claimed commits in transactions of
+        their own."""
+        with self._pool.connection() as raw:
+            with raw.transaction():
+                yield Connection(raw)
+
     def in_transaction_here(self) -> bool:
         return getattr(self._local, "conn", None) is not None
 
