@@ -99,16 +99,19 @@ def real_embedder():
 
 
 @pytest.fixture
-def make_engram():
+def make_engram(backend, request):
     """Opens Engram on the test's data folder with fake models; keyword arguments override
-    settings (e.g. window_messages=4). Everything opened is closed after the test."""
+    settings (e.g. window_messages=4). Everything opened is closed after the test. In a test
+    marked ``both_backends`` it keeps its data on PostgreSQL the second time (one database per test)."""
     from engram.core.app import Engram
     from fakes import FakeChatModel
 
     opened = []
+    url = request.getfixturevalue("postgres_url") if backend == "postgresql" else None
 
     def make(replies=("OK.",), context_tokens: int = 4096, **settings):
-        engram = Engram(embedder=FakeEmbedder(), chat_model=FakeChatModel(replies, context_tokens=context_tokens))
+        engram = Engram(embedder=FakeEmbedder(), chat_model=FakeChatModel(replies, context_tokens=context_tokens),
+                        database_url=url)
         settings.setdefault("chat_tools", "on")     # the fake model stands for a chosen model, which gets tools
         for name, value in settings.items():
             setattr(engram.settings, name, value)

@@ -132,11 +132,15 @@ class PostgresDatabase:
     dialect = "postgresql"
     path = None   # no file: a server
 
-    def __init__(self, url: str, *, connect_timeout_s: int = CONNECT_TIMEOUT_S):
+    def __init__(self, url: str, *, connect_timeout_s: int | None = None):
+        """``connect_timeout_s``: how long to wait for the server; by default the URL's own
+        ``connect_timeout`` (libpq's parameter, e.g. ``?connect_timeout=3``), else 10 s."""
         self.url = url
         self._local = threading.local()
         self._stamps = itertools.count()
         try:
+            connect_timeout_s = connect_timeout_s or int(
+                psycopg.conninfo.conninfo_to_dict(url).get("connect_timeout") or CONNECT_TIMEOUT_S)
             self._pool = psycopg_pool.ConnectionPool(
                 url, min_size=1, max_size=POOL_SIZE, open=True, timeout=connect_timeout_s,
                 kwargs={"autocommit": True, "connect_timeout": connect_timeout_s})
