@@ -15,6 +15,8 @@ from engram.core.forget import FORGOTTEN, find, forget_everywhere, forget_memory
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
 
+pytestmark = pytest.mark.both_backends
+
 NUMBER = "ZX9931457Q"
 INDEX_TERM = b"9931457"      # the word index cuts the number by script: zx, 9931457, q
 

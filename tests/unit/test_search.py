@@ -10,6 +10,8 @@ from engram.core.memory.search.fusion import SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.memory.search.words.bm25 import words_ranked
 
+pytestmark = pytest.mark.both_backends
+
 ALICE = Scope(user="alice")
 PLAIN = dict(neighbour_weight=0.0, session_weight=0.0)
 

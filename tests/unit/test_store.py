@@ -10,6 +10,8 @@ from engram.core.memory.search.fusion import SearchOptions
 from engram.core.memory.store import MemoryStore
 from fakes import BrokenEmbedder
 
+pytestmark = pytest.mark.both_backends
+
 ALICE = Scope(user="alice", session="s1")
 BOB = Scope(user="bob", session="s1")
 

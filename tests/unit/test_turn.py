@@ -12,6 +12,8 @@ from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 
+pytestmark = pytest.mark.both_backends
+
 
 def window_of(call: list[dict]) -> list[dict]:
     """The window part of the messages sent: everything between the system message and the last."""
