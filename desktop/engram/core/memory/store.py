@@ -239,8 +239,9 @@ class MemoryStore:
             return []
         clause, params = (scope or Scope()).sql()
         # CROSS JOIN keeps the ids as the outer loop; SQLite would otherwise walk the user's index.
+        # (The join's condition is in WHERE: PostgreSQL's CROSS JOIN takes no ON.)
         rows = self.db.query(f"SELECT {_COLUMNS} FROM {dialect.of(self.db).ints('?', 'wanted')} CROSS JOIN memories m"
-                             f" ON m.id = wanted.value WHERE {clause}", (json.dumps(list(memory_ids)), *params))
+                             f" WHERE m.id = wanted.value AND {clause}", (json.dumps(list(memory_ids)), *params))
         by_id = {row[0]: Memory.from_row(row) for row in rows}
         return [by_id[i] for i in memory_ids if i in by_id]
 
