@@ -39,8 +39,9 @@ BACKENDS = ("sqlite", "postgresql")
 
 def pytest_generate_tests(metafunc):
     """Tests marked ``both_backends`` run once on SQLite and once on PostgreSQL (``db`` and what
-    uses it); the others on SQLite only."""
-    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+    uses it), but for those also marked ``sqlite_only``; the others on SQLite only."""
+    marked = metafunc.definition.get_closest_marker
+    if "backend" in metafunc.fixturenames and marked("both_backends") and not marked("sqlite_only"):
         metafunc.parametrize("backend", BACKENDS)
 
 
@@ -108,10 +109,11 @@ def make_engram(backend, request):
 
     opened = []
     url = request.getfixturevalue("postgres_url") if backend == "postgresql" else None
+    if url:     # every Engram the test opens, the CLI's too, keeps its data there
+        request.getfixturevalue("monkeypatch").setenv("ENGRAM_DATABASE_URL", url)
 
     def make(replies=("OK.",), context_tokens: int = 4096, **settings):
-        engram = Engram(embedder=FakeEmbedder(), chat_model=FakeChatModel(replies, context_tokens=context_tokens),
-                        database_url=url)
+        engram = Engram(embedder=FakeEmbedder(), chat_model=FakeChatModel(replies, context_tokens=context_tokens))
         settings.setdefault("chat_tools", "on")     # the fake model stands for a chosen model, which gets tools
         for name, value in settings.items():
             setattr(engram.settings, name, value)
