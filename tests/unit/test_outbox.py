@@ -197,3 +197,21 @@ def test_two_workers_on_one_server_never_run_a_job_twice(postgres_url):
     finally:
         for db in databases:
             db.close()
+
+
+def test_a_claimed_job_is_passed_by_and_comes_back_when_its_worker_dies(postgres_url):
+    from engram.core.storage import open_database
+
+    databases = [open_database(postgres_url) for _ in range(2)]
+    ran: list[dict] = []
+    first, second = (Outbox(db, {"note": ran.append}) for db in databases)
+    first.enqueue("note", {"n": 1})
+    try:
+        with pytest.raises(RuntimeError), first._claimed() as claim:
+            assert claim is not None and claim[0].payload == {"n": 1}
+            assert second.run_due() == 0                # claimed: the other worker passes it by
+            raise RuntimeError("the worker died before recording anything")
+        assert second.run_due() == 1 and ran == [{"n": 1}]
+    finally:
+        for db in databases:
+            db.close()

@@ -8,6 +8,7 @@ import uuid
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import cast
 
 from engram.core import paths
 from engram.core.memory.search.words import index as word_index
@@ -16,7 +17,7 @@ from engram.core.models.chat_model import ChatModel
 from engram.core.conversation.context import ContextProvider
 from engram.core.storage import open_database
 from engram.core.storage.database import Database
-from engram.core.storage.postgres import PostgresDatabase, is_server_url, redacted
+from engram.core.storage.postgres import is_server_url, redacted
 from engram.core.conversation.distill import DISTILL_JOB, Distiller
 from engram.core.models.embeddings import Embedder, GGUFEmbedder
 from engram.core.errors import DataDirError, InvalidInput, ModelError
@@ -53,15 +54,16 @@ def check_writable(folder: Path) -> Path:
 EMBED_JOB = "embed_pending"
 
 
-def open_data(data_dir: Path, url: str) -> Database | PostgresDatabase:
-    """The database: on the PostgreSQL server ``url`` names, or (empty) the SQLite file in the data folder."""
+def open_data(data_dir: Path, url: str) -> Database:
+    """The database: on the PostgreSQL server ``url`` names, or (empty) the SQLite file in the data
+    folder. Typed as SQLite's: the server's has the same calls, which is what the repositories use."""
     if not url:
         return Database(data_dir / paths.DATABASE_FILE)
     if not is_server_url(url):
         raise InvalidInput(f"the database URL {redacted(url)!r} does not name a PostgreSQL server",
                            hint="write it as postgresql://user@host:5432/database (database_url,"
                                 " ENGRAM_DATABASE_URL or --database-url), or leave it empty for SQLite")
-    return open_database(url)
+    return cast(Database, open_database(url))
 
 
 def embedding_model_path(setting: str) -> Path:

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from engram.core.storage.database import Database
+from engram.core.storage.postgres import PostgresDatabase
 
 log = logging.getLogger(__name__)
 STALLED_RETRY_SECONDS = 5.0   # how soon a worker whose database failed tries again
@@ -76,7 +77,7 @@ class OutboxHealth:
 
 
 class Outbox:
-    def __init__(self, db: Database, handlers: dict[str, Handler] | None = None, *, max_attempts: int = 5,
+    def __init__(self, db: Database | PostgresDatabase, handlers: dict[str, Handler] | None = None, *, max_attempts: int = 5,
                  base_delay: float = 2.0, max_delay: float = 600.0,
                  now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)):
         self.db = db
@@ -136,7 +137,7 @@ class Outbox:
         beside the ones its handler commits; other workers skip it."""
         due = (f"SELECT {Job.COLUMNS} FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?"
                " ORDER BY next_attempt_at, id LIMIT 1")
-        if self.db.dialect == "sqlite":
+        if not isinstance(self.db, PostgresDatabase):
             row = self.db.query_one(due, (_iso(self.now()),))
             yield None if row is None else (Job.from_row(row), self.db)
             return

@@ -51,9 +51,6 @@ class SQLite:
         """Whether the error is a UNIQUE constraint refusing a row."""
         return isinstance(error, apsw.ConstraintError) and error.extendedresult == apsw.SQLITE_CONSTRAINT_UNIQUE
 
-    # A claim that other workers pass by (outbox): SQLite has one writer at a time, so none is needed.
-    skip_locked = ""
-
 
 class PostgreSQL:
     name = "postgresql"
@@ -95,8 +92,6 @@ class PostgreSQL:
     @staticmethod
     def is_duplicate(error: BaseException) -> bool:
         return isinstance(error, psycopg.errors.UniqueViolation)
-
-    skip_locked = " FOR UPDATE SKIP LOCKED"
 
 
 def of(db) -> type[SQLite] | type[PostgreSQL]:
