@@ -46,6 +46,18 @@ def test_the_setting_points_engram_at_the_server(postgres_url, isolated_dirs, mo
         assert engram.db.dialect == "postgresql"
 
 
+def test_doctor_asks_for_a_saved_password_to_move_to_pgpass(postgres_url, isolated_dirs, monkeypatch):
+    from engram.core.doctor import run_checks
+
+    monkeypatch.delenv("ENGRAM_DATABASE_URL", raising=False)
+    (isolated_dirs / "config").mkdir()
+    (isolated_dirs / "config" / "settings.json").write_text(json.dumps({"database_url": with_password(postgres_url)}))
+    checks = {check.name: check for check in run_checks()}
+    assert checks["database"].ok and "s3cret" not in checks["database"].detail
+    warning = checks["database password"]
+    assert not warning.ok and not warning.required and "~/.pgpass" in warning.fix and "s3cret" not in warning.detail
+
+
 def test_a_url_that_names_no_server_is_refused_without_its_password():
     with pytest.raises(InvalidInput) as refused:
         Engram(meaning=False, database_url="mysql://bob:s3cret@host/engram")

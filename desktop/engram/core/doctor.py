@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from engram.core import paths
 from engram.core.app import check_writable, embedding_model_path, open_data
@@ -71,6 +72,15 @@ def _server(db, url: str) -> Check:
                      " https://github.com/pgvector/pgvector), then restart Engram")
     installed = f"pgvector {row[1]}" if row[1] else f"pgvector {row[0]} available (not yet created in this database)"
     return Check("database", True, f"{detail}, {installed}")
+
+
+def _password_at_rest(ctx: dict) -> Check | None:
+    """A password in the saved setting is a secret in a plain file: libpq reads it from its own places."""
+    if urlsplit(ctx["settings"].database_url).password is None:
+        return None
+    return Check("database password", False, "settings.json holds the server's password in plain text",
+                 "put it in ~/.pgpass (mode 600) or PGPASSWORD, and remove it from the database_url setting",
+                 required=False)
 
 
 def _integrity(ctx: dict) -> Check:
@@ -160,8 +170,8 @@ def _chat_model(ctx: dict) -> Check:
     return Check("chat model", True, detail, required=False)
 
 
-CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _integrity, _tokenizer, _embedding_model,
-                                         _outbox, _chat_model]
+CHECKS: list[Callable[[dict], Check | None]] = [_python, _data_dir, _database, _password_at_rest, _integrity,
+                                                _tokenizer, _embedding_model, _outbox, _chat_model]
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None,
@@ -172,7 +182,8 @@ def run_checks(data_dir: str | None = None, config_dir: str | None = None,
     if ctx["settings"].problem:
         results.append(Check("settings", True, ctx["settings"].problem, required=False))
     for check in CHECKS:
-        results.append(check(ctx))
+        if (result := check(ctx)) is not None:
+            results.append(result)
     if "db" in ctx:
         ctx["db"].close()
     return results
