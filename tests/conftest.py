@@ -39,8 +39,9 @@ BACKENDS = ("sqlite", "postgresql")
 
 def pytest_generate_tests(metafunc):
     """Tests marked ``both_backends`` run once on SQLite and once on PostgreSQL (``db`` and what
-    uses it); the others on SQLite only."""
-    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+    uses it), but for those also marked ``sqlite_only``; the others on SQLite only."""
+    marked = metafunc.definition.get_closest_marker
+    if "backend" in metafunc.fixturenames and marked("both_backends") and not marked("sqlite_only"):
         metafunc.parametrize("backend", BACKENDS)
 
 
@@ -99,13 +100,17 @@ def real_embedder():
 
 
 @pytest.fixture
-def make_engram():
+def make_engram(backend, request):
     """Opens Engram on the test's data folder with fake models; keyword arguments override
-    settings (e.g. window_messages=4). Everything opened is closed after the test."""
+    settings (e.g. window_messages=4). Everything opened is closed after the test. In a test
+    marked ``both_backends`` it keeps its data on PostgreSQL the second time (one database per test)."""
     from engram.core.app import Engram
     from fakes import FakeChatModel
 
     opened = []
+    url = request.getfixturevalue("postgres_url") if backend == "postgresql" else None
+    if url:     # every Engram the test opens, the CLI's too, keeps its data there
+        request.getfixturevalue("monkeypatch").setenv("ENGRAM_DATABASE_URL", url)
 
     def make(replies=("OK.",), context_tokens: int = 4096, **settings):
         engram = Engram(embedder=FakeEmbedder(), chat_model=FakeChatModel(replies, context_tokens=context_tokens))

@@ -1,5 +1,5 @@
 """SIGKILL between storing the user message and storing the reply loses nothing; the outbox
-resumes the archive job on the next start. Real models on both sides."""
+resumes the archive job on the next start. Real models on both sides; on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import textwrap
 import time
 
 import apsw
+import psycopg
 import pytest
 
 from engram.core.app import Engram
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 
-pytestmark = pytest.mark.real_model
+pytestmark = [pytest.mark.real_model, pytest.mark.both_backends]
 
 CHILD = textwrap.dedent("""
     from engram.core.app import Engram
@@ -27,7 +28,10 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def test_sigkill_mid_reply_loses_nothing_and_the_outbox_resumes(isolated_dirs, real_embedder):
+def test_sigkill_mid_reply_loses_nothing_and_the_outbox_resumes(isolated_dirs, real_embedder, backend, request,
+                                                                 monkeypatch):
+    if backend == "postgresql":         # the child and the next start find the server as a person's would
+        monkeypatch.setenv("ENGRAM_DATABASE_URL", request.getfixturevalue("postgres_url"))
     database = isolated_dirs / "data" / "engram.db"
     child = subprocess.Popen([sys.executable, "-c", CHILD], env=os.environ.copy())
     try:
@@ -54,6 +58,13 @@ def test_sigkill_mid_reply_loses_nothing_and_the_outbox_resumes(isolated_dirs, r
 
 
 def _user_message_stored(path) -> bool:
+    """Whether the child committed the user message, read apart from it (its file read-only, or its server)."""
+    if url := os.environ.get("ENGRAM_DATABASE_URL"):
+        try:
+            with psycopg.connect(url) as connection:
+                return bool(connection.execute("SELECT count(*) FROM messages WHERE role = 'user'").fetchone()[0])
+        except psycopg.Error:           # the child has not made the tables yet
+            return False
     if not path.exists():
         return False
     try:

@@ -16,6 +16,8 @@ from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 from engram.core.settings import Settings
 
+pytestmark = pytest.mark.both_backends
+
 DISTILLED = ("fact", "preference", "task")
 
 

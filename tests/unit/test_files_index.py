@@ -9,6 +9,8 @@ from engram.core.files.folder import MAX_FILE_BYTES
 from engram.core.files.catalog import INDEXED, PROBLEM, REMOVED
 from engram.core.memory.scope import Scope
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def folder(index, session):

@@ -15,6 +15,8 @@ from engram.core.forget import FORGOTTEN, find, forget_everywhere, forget_memory
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
 
+pytestmark = pytest.mark.both_backends
+
 NUMBER = "ZX9931457Q"
 INDEX_TERM = b"9931457"      # the word index cuts the number by script: zx, 9931457, q
 
@@ -50,6 +52,7 @@ def fts_blobs(engram) -> bytes:
         b"".join(str(r).encode() for r in engram.db.query(f"SELECT * FROM {table}_idx"))
 
 
+@pytest.mark.sqlite_only
 def test_memory_forget_removes_every_copy_made_from_it(passport):
     engram = passport
     message = engram.db.query_one("SELECT id FROM memories WHERE kind = 'message' AND text LIKE ?", (f"%{NUMBER}",))[0]
@@ -73,6 +76,7 @@ def test_memory_forget_removes_every_copy_made_from_it(passport):
     assert NUMBER in engram.sessions.messages("s1")[0].content
 
 
+@pytest.mark.sqlite_only
 def test_a_deleted_memory_leaves_its_words_in_the_index_bytes_until_purged(make_engram):
     """Why forget merges the index: FTS5 keeps a deleted row's terms in its segments."""
     engram = make_engram()
@@ -84,6 +88,7 @@ def test_a_deleted_memory_leaves_its_words_in_the_index_bytes_until_purged(make_
     assert INDEX_TERM not in fts_blobs(engram)
 
 
+@pytest.mark.sqlite_only
 def test_forget_everywhere_leaves_no_byte_of_the_text(passport):
     engram = passport
     s1 = engram.sessions.get("s1")
@@ -123,6 +128,7 @@ def test_forget_everywhere_refuses_a_text_too_short_to_mean_anything(make_engram
     with pytest.raises(InvalidInput):
         find(make_engram(), " a ", "ann")
 
+@pytest.mark.sqlite_only
 def test_deleted_chats_leave_their_words_only_in_the_trash_folders_name(passport):
     engram = passport
     engram.files.write(engram.sessions.get("s1").folder, "plan.md", "nothing secret")
@@ -148,6 +154,7 @@ def test_the_commands_list_first_and_change_only_when_confirmed(passport, capsys
     assert "forgot it in" in capsys.readouterr().out and find(engram, NUMBER, "ann") == []
 
 
+@pytest.mark.sqlite_only
 def test_a_read_held_open_elsewhere_leaves_the_log_to_background_work(passport, monkeypatch):
     """A checkpoint cannot pass another process's open read: the outbox empties the log later."""
     import engram.core.forget as forget

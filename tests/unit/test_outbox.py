@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from engram.core.conversation.outbox import Outbox
+
+pytestmark = pytest.mark.both_backends
 
 
 class Clock:
@@ -160,3 +164,54 @@ def test_doctor_reports_failed_background_work(tmp_path, clock):
     check = _outbox({"db": db})
     assert not check.ok and "1 failed" in check.detail and "engram outbox retry" in check.fix
     db.close()
+
+
+def test_two_workers_on_one_server_never_run_a_job_twice(postgres_url):
+    """Two Engram processes' workers (each its own connections) share one queue on PostgreSQL:
+    every job runs exactly once, and both workers take jobs."""
+    from engram.core.storage import open_database
+
+    databases = [open_database(postgres_url) for _ in range(2)]
+    ran: list[tuple[int, int]] = []         # (worker, job number)
+    lock = threading.Lock()
+
+    def handler(worker: int):
+        def run(payload: dict) -> None:
+            time.sleep(0.005)               # long enough for the other worker to come by meanwhile
+            with lock:
+                ran.append((worker, payload["n"]))
+        return run
+
+    outboxes = [Outbox(db, {"note": handler(n)}) for n, db in enumerate(databases)]
+    for n in range(80):
+        outboxes[0].enqueue("note", {"n": n})
+    threads = [threading.Thread(target=outbox.run_due) for outbox in outboxes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    try:
+        assert sorted(n for _, n in ran) == list(range(80))         # each once: none twice, none lost
+        assert {worker for worker, _ in ran} == {0, 1}
+        assert outboxes[1].health().pending == 0 and len(outboxes[1].jobs("done")) == 80
+    finally:
+        for db in databases:
+            db.close()
+
+
+def test_a_claimed_job_is_passed_by_and_comes_back_when_its_worker_dies(postgres_url):
+    from engram.core.storage import open_database
+
+    databases = [open_database(postgres_url) for _ in range(2)]
+    ran: list[dict] = []
+    first, second = (Outbox(db, {"note": ran.append}) for db in databases)
+    first.enqueue("note", {"n": 1})
+    try:
+        with pytest.raises(RuntimeError), first._claimed() as claim:
+            assert claim is not None and claim[0].payload == {"n": 1}
+            assert second.run_due() == 0                # claimed: the other worker passes it by
+            raise RuntimeError("the worker died before recording anything")
+        assert second.run_due() == 1 and ran == [{"n": 1}]
+    finally:
+        for db in databases:
+            db.close()

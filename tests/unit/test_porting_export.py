@@ -16,6 +16,8 @@ from engram.core.porting.export import FORMAT, VERSION, export
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
 
+pytestmark = pytest.mark.both_backends
+
 DESKTOP = Path(__file__).resolve().parents[2] / "desktop"
 
 
@@ -97,6 +99,7 @@ def test_export_never_overwrites_a_folder_and_refuses_unknown_formats(make_engra
     assert (empty / "memories.md").is_file()
 
 
+@pytest.mark.sqlite_only          # sizes the limit by the database file in the data folder
 @pytest.mark.parametrize("fmt", ["json", "md"])
 def test_a_disk_that_fills_up_leaves_no_half_export(make_engram, tmp_path, fmt):
     """The export runs in a process whose files may not grow past the database's size and a bit
@@ -118,6 +121,7 @@ def test_a_disk_that_fills_up_leaves_no_half_export(make_engram, tmp_path, fmt):
     assert list((tmp_path / "out").iterdir()) == []
 
 
+@pytest.mark.sqlite_only          # "another computer" is another data folder, which a server's data is not in
 def test_json_export_imports_back_once(make_engram, tmp_path, monkeypatch):
     engram, snack, _ = filled(make_engram, tmp_path)
     export(engram, "alice", "json", tmp_path / "alice.json")

@@ -10,6 +10,8 @@ from engram.core.memory.search.fusion import SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.memory.search.words.bm25 import words_ranked
 
+pytestmark = pytest.mark.both_backends
+
 ALICE = Scope(user="alice")
 PLAIN = dict(neighbour_weight=0.0, session_weight=0.0)
 
@@ -70,6 +72,7 @@ def test_the_remembered_pending_count_follows_changes(store):
     assert store.search("red gate", ALICE).notes
 
 
+@pytest.mark.sqlite_only
 def test_each_users_words_are_kept_and_searched_in_their_own_index(store):
     from engram.core.memory.search.words import index as word_index
     from engram.core.memory.records import NewMemory
@@ -88,6 +91,7 @@ def test_each_users_words_are_kept_and_searched_in_their_own_index(store):
     assert word_index.searched(store.db, "carol") is None   # no memories: no index made
 
 
+@pytest.mark.sqlite_only
 def test_a_users_words_are_weighed_by_their_own_memories_as_fts5_would_alone(db, tmp_path):
     """Among many people's memories a search weighs terms by the searcher's own memories: the
     scores equal FTS5's bm25() in a database that holds only the searcher's (same lengths)."""

@@ -6,6 +6,8 @@ from engram.core.errors import DataDirError, NotFound
 from engram.core.files import SESSIONS_DIR, TRASH_DIR
 from engram.core.files.trash import move_to_trash
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def engram_with_files(make_engram):

@@ -12,6 +12,8 @@ from engram.core.errors import InvalidInput, NotFound
 from engram.core.memory.scope import Scope
 from engram.core.conversation.sessions import Sessions, slug, title_from
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def sessions(db):
@@ -121,3 +123,32 @@ def test_export_as_markdown_and_json(sessions):
     assert markdown.startswith("# Export me") and "## assistant (stopped)" in markdown and "hello" in markdown
     data = json.loads(json.dumps(sessions.export_json("s")))
     assert data["id"] == "s" and [m["content"] for m in data["messages"]] == ["hello", "hi the"]
+
+
+def test_a_reply_its_turn_record_and_its_job_are_one_unit_of_work(sessions, db):
+    """The turn engine stores a reply, its turn record and its archive job in one transaction
+    across three repositories: all of them or, after a crash in the middle, none."""
+    from engram.core.conversation.outbox import Outbox
+    from engram.core.conversation.turn_records import TurnRecord, Turns
+
+    turns, outbox = Turns(db), Outbox(db)
+    sessions.get_or_create("s", "u")
+    asked = sessions.add_message("s", "user", "hello")
+
+    def reply(crash: bool) -> None:
+        with db.transaction() as conn:
+            said = sessions.add_message("s", "assistant", "hi there", conn=conn)
+            turns.save(TurnRecord("s", asked.id, said.id, [{"role": "user", "content": "hello"}]), conn)
+            outbox.enqueue("archive_message", {"message_id": said.id}, conn)
+            if crash:
+                raise RuntimeError("the process died here")
+
+    with pytest.raises(RuntimeError):
+        reply(crash=True)
+    assert [m.role for m in sessions.messages("s")] == ["user"]
+    assert turns.for_session("s") == [] and outbox.health().pending == 0
+    reply(crash=False)
+    replies = sessions.messages("s", roles=("assistant",))
+    assert [r.content for r in replies] == ["hi there"]
+    assert turns.for_reply(replies[0].id).user_message_id == asked.id
+    assert outbox.jobs("pending")[0].payload == {"message_id": replies[0].id}

@@ -12,6 +12,8 @@ from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 
+pytestmark = pytest.mark.both_backends
+
 
 def window_of(call: list[dict]) -> list[dict]:
     """The window part of the messages sent: everything between the system message and the last."""
@@ -140,6 +142,7 @@ def test_the_same_words_said_in_several_chats_are_recalled_once(make_engram):
     assert sum("allergic" in text for text in recalled) == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_full_disk_stops_the_turn_before_the_model_and_stores_nothing(make_engram):
     from engram.core.errors import DataDirError
 
@@ -283,9 +286,8 @@ def test_regenerate_replaces_the_reply_and_never_repeats_the_message(make_engram
     with pytest.raises(NotFound):
         engram.turns.for_reply(first.reply.id)
     assert [r.reply_message_id for r in engram.turns.for_session("s")] == [again.reply.id]
-    archive_jobs = engram.db.query("SELECT json_extract(payload, '$.message_id') FROM outbox WHERE kind = ?",
-                                   (ARCHIVE_JOB,))
-    assert sorted(m_id for (m_id,) in archive_jobs) == [first.user_message.id, first.reply.id, again.reply.id]
+    archive_jobs = [job.payload["message_id"] for job in engram.outbox.jobs() if job.kind == ARCHIVE_JOB]
+    assert sorted(archive_jobs) == [first.user_message.id, first.reply.id, again.reply.id]
     engram.outbox.run_due()
     assert message_memories(engram, "s") == {first.user_message.id: "what is a lighthouse",
                                              again.reply.id: "A second answer."}

@@ -1,11 +1,13 @@
 """Headless entry points: ``engram doctor``, ``engram memory ...`` and (with no command) the window.
 
-Each area registers its sub-commands from its own module; every command takes ``--data-dir``.
+Each area registers its sub-commands from its own module; every command takes ``--data-dir`` and
+``--database-url``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from engram.cli.terminal import Visible, check_utf8
@@ -22,6 +24,10 @@ def common_options() -> argparse.ArgumentParser:
     common.add_argument("--data-dir", default=argparse.SUPPRESS,
                         help="the folder for Engram's database and session files (default: platformdirs,"
                              " or ENGRAM_DATA_DIR)")
+    common.add_argument("--database-url", default=argparse.SUPPRESS, metavar="URL",
+                        help="keep the data on this PostgreSQL server, e.g. postgresql://me@host/engram (default:"
+                             " ENGRAM_DATABASE_URL, then the database_url setting, else SQLite in the data folder);"
+                             " give the password in ~/.pgpass or PGPASSWORD")
     return common
 
 
@@ -31,7 +37,7 @@ def open_engram(args, *, meaning: bool = True):
     from engram.core.app import Engram
     from engram.core.models.embeddings import WORDS_ONLY
 
-    engram = Engram(getattr(args, "data_dir", None), meaning=meaning)
+    engram = Engram(getattr(args, "data_dir", None), meaning=meaning, database_url=getattr(args, "database_url", None))
     if (problem := engram.embedding_problem) is not None:
         print(f"warning: {problem.message}. {WORDS_ONLY}" + (f"\n  fix: {problem.hint}" if problem.hint else ""),
               file=sys.stderr)
@@ -80,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
             from engram.ui.main import run_window
 
             sys.stdout, sys.stderr = out, err
+            if getattr(args, "database_url", None):     # the window's process reads it as the others do
+                os.environ["ENGRAM_DATABASE_URL"] = args.database_url
             return run_window(getattr(args, "data_dir", None))
         return args.run(args) or 0
     except EngramError as e:

@@ -11,7 +11,7 @@ def register(commands, common) -> None:
 
 
 def _doctor(args) -> int:
-    checks = run_checks(getattr(args, "data_dir", None))
+    checks = run_checks(getattr(args, "data_dir", None), database_url=getattr(args, "database_url", None))
     for check in checks:
         mark = "ok  " if check.ok else ("FAIL" if check.required else "warn")
         print(f"[{mark}] {check.name}: {check.detail}")

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from engram.cli import open_engram
-from engram.core.app import Engram
 from engram.core.porting import importer
 from engram.core.porting.export import FORMATS, export
 
@@ -82,7 +81,7 @@ def _import(args) -> int:
 
 
 def _export(args) -> int:
-    engram = Engram(getattr(args, "data_dir", None), meaning=False)
+    engram = open_engram(args, meaning=False)
     done = export(engram, args.user or engram.user, args.format, Path(args.output))
     print(f"wrote {done.path}: {done.sessions} chat(s) with {done.messages} message(s), {done.memories} memories")
     return 0

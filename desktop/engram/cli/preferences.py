@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from engram.cli import open_engram
 from engram.core.app import Engram
 from engram.core.conversation.preferences import KEYS
 
@@ -37,7 +38,7 @@ def _print(found: dict, as_json: bool) -> None:
 
 def _open(args) -> Engram:
     """Without the embedding model, which preferences never need."""
-    return Engram(getattr(args, "data_dir", None), meaning=False)
+    return open_engram(args, meaning=False)
 
 
 def _show(args) -> int:

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from engram.cli import owned_session
+from engram.cli import open_engram, owned_session
 from engram.core.app import Engram
 from engram.core.storage.atomic import write_text_atomic
 
@@ -50,7 +50,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
 
 def _open(args) -> Engram:
     """Without the embedding model: nothing here embeds or searches (and a broken one stops nothing)."""
-    return Engram(getattr(args, "data_dir", None), meaning=False)
+    return open_engram(args, meaning=False)
 
 
 def _owned(engram: Engram, args):

@@ -8,16 +8,19 @@ import uuid
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import cast
 
 from engram.core import paths
 from engram.core.memory.search.words.index import REINDEX_JOB
 from engram.core.conversation.archive import ARCHIVE_JOB, Archiver, forget_session
 from engram.core.models.chat_model import ChatModel
 from engram.core.conversation.context import ContextProvider
+from engram.core.storage import open_database
 from engram.core.storage.database import Database
+from engram.core.storage.postgres import is_server_url, redacted
 from engram.core.conversation.distill import DISTILL_JOB, Distiller
 from engram.core.models.embeddings import Embedder, GGUFEmbedder
-from engram.core.errors import DataDirError, ModelError
+from engram.core.errors import DataDirError, InvalidInput, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.provider import FileMemoryProvider
 from engram.core.forget import EMPTY_LOG_JOB, empty_log, empty_log_job
@@ -51,6 +54,18 @@ def check_writable(folder: Path) -> Path:
 EMBED_JOB = "embed_pending"
 
 
+def open_data(data_dir: Path, url: str) -> Database:
+    """The database: on the PostgreSQL server ``url`` names, or (empty) the SQLite file in the data
+    folder. Typed as SQLite's: the server's has the same calls, which is what the repositories use."""
+    if not url:
+        return Database(data_dir / paths.DATABASE_FILE)
+    if not is_server_url(url):
+        raise InvalidInput(f"the database URL {redacted(url)!r} does not name a PostgreSQL server",
+                           hint="write it as postgresql://user@host:5432/database (database_url,"
+                                " ENGRAM_DATABASE_URL or --database-url), or leave it empty for SQLite")
+    return cast(Database, open_database(url))
+
+
 def embedding_model_path(setting: str) -> Path:
     """The file an ``embedding_model`` setting names; empty: the bundled model."""
     return Path(setting).expanduser() if setting else paths.BUNDLED_EMBEDDING_MODEL
@@ -72,13 +87,16 @@ class Engram:
     however the block ends."""
 
     def __init__(self, data_dir: str | os.PathLike | None = None, config_dir: str | os.PathLike | None = None,
-                 embedder: Embedder | None = None, chat_model: ChatModel | None = None, *, meaning: bool = True):
+                 embedder: Embedder | None = None, chat_model: ChatModel | None = None, *, meaning: bool = True,
+                 database_url: str | None = None):
         """``meaning=False`` opens without the embedding model: enough to list, read and forget
         memories. A missing or broken embedding model does not stop Engram either: it opens with
-        search by words only, and ``embedding_problem`` says why."""
+        search by words only, and ``embedding_problem`` says why. ``database_url`` (else
+        ENGRAM_DATABASE_URL, else the setting) keeps the data on a PostgreSQL server; the session
+        files stay in the data folder."""
         self.settings = Settings.load(config_dir)
         self.data_dir = check_writable(paths.data_dir(data_dir or self.settings.data_dir or None))
-        self.db = Database(self.data_dir / paths.DATABASE_FILE)
+        self.db = open_data(self.data_dir, paths.database_url(database_url, self.settings.database_url))
         self.embedding_problem: ModelError | None = None
         if embedder is None and meaning:
             try:

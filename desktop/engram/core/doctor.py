@@ -9,10 +9,12 @@ from collections.abc import Callable
 from typing import Any
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from engram.core import paths
-from engram.core.app import check_writable, embedding_model_path
+from engram.core.app import check_writable, embedding_model_path, open_data
 from engram.core.storage.database import DAMAGED_HINT, Database, versions
+from engram.core.storage.postgres import redacted
 from engram.core.models.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
 from engram.core.memory.scope import Scope
@@ -47,14 +49,38 @@ def _data_dir(ctx: dict) -> Check:
 
 def _database(ctx: dict) -> Check:
     folder = paths.data_dir(ctx["data_dir"] or ctx["settings"].data_dir or None)
+    url = paths.database_url(ctx["database_url"], ctx["settings"].database_url)
     try:
-        db = Database(folder / paths.DATABASE_FILE)
+        db = ctx["db"] = open_data(folder, url)
     except EngramError as e:
         return Check("database", False, e.message, e.hint)
+    if url:
+        return _server(db, url)
     v = versions(db)
-    ctx["db"] = db
     return Check("database", True, f"{db.path} (schema {db.schema_version()}); SQLite {v['sqlite']},"
                                    f" sqlite-vec {v['sqlite-vec']}, apsw {v['apsw']}")
+
+
+def _server(db, url: str) -> Check:
+    """A PostgreSQL server: reached, its version, the schema's, and pgvector (vectors need it)."""
+    (server,) = db.query_one("SHOW server_version")
+    row = db.query_one("SELECT default_version, installed_version FROM pg_available_extensions WHERE name = 'vector'")
+    detail = f"{redacted(url)} (schema {db.schema_version()}); PostgreSQL {server.split()[0]}"
+    if row is None:
+        return Check("database", False, f"{detail}, without the pgvector extension",
+                     "install pgvector on the server (its package, e.g. postgresql-18-pgvector, or"
+                     " https://github.com/pgvector/pgvector), then restart Engram")
+    installed = f"pgvector {row[1]}" if row[1] else f"pgvector {row[0]} available (not yet created in this database)"
+    return Check("database", True, f"{detail}, {installed}")
+
+
+def _password_at_rest(ctx: dict) -> Check | None:
+    """A password in the saved setting is a secret in a plain file: libpq reads it from its own places."""
+    if urlsplit(ctx["settings"].database_url).password is None:
+        return None
+    return Check("database password", False, "settings.json holds the server's password in plain text",
+                 "put it in ~/.pgpass (mode 600) or PGPASSWORD, and remove it from the database_url setting",
+                 required=False)
 
 
 def _integrity(ctx: dict) -> Check:
@@ -62,6 +88,9 @@ def _integrity(ctx: dict) -> Check:
     failing disk is found here, not halfway through someone's work."""
     if "db" not in ctx:
         return Check("database integrity", False, "not checked: the database did not open")
+    if ctx["db"].dialect != "sqlite":
+        return Check("database integrity", True, "kept by the server (its checksums, backups and replicas)",
+                     required=False)
     try:
         problems = [row[0].replace("\n", "; ") for row in ctx["db"].query("PRAGMA quick_check(5)") if row[0] != "ok"]
     except EngramError as e:
@@ -141,17 +170,20 @@ def _chat_model(ctx: dict) -> Check:
     return Check("chat model", True, detail, required=False)
 
 
-CHECKS: list[Callable[[dict], Check]] = [_python, _data_dir, _database, _integrity, _tokenizer, _embedding_model,
-                                         _outbox, _chat_model]
+CHECKS: list[Callable[[dict], Check | None]] = [_python, _data_dir, _database, _password_at_rest, _integrity,
+                                                _tokenizer, _embedding_model, _outbox, _chat_model]
 
 
-def run_checks(data_dir: str | None = None, config_dir: str | None = None) -> list[Check]:
-    ctx: dict[str, Any] = {"data_dir": data_dir, "settings": Settings.load(config_dir)}   # what checks share
+def run_checks(data_dir: str | None = None, config_dir: str | None = None,
+               database_url: str | None = None) -> list[Check]:
+    # What checks share.
+    ctx: dict[str, Any] = {"data_dir": data_dir, "database_url": database_url, "settings": Settings.load(config_dir)}
     results = []
     if ctx["settings"].problem:
         results.append(Check("settings", True, ctx["settings"].problem, required=False))
     for check in CHECKS:
-        results.append(check(ctx))
+        if (result := check(ctx)) is not None:
+            results.append(result)
     if "db" in ctx:
         ctx["db"].close()
     return results

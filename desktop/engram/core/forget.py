@@ -31,6 +31,7 @@ from engram.core.errors import DataDirError, InvalidInput
 from engram.core.files import INDEX_NAME, SESSIONS_DIR, TRASH_DIR
 from engram.core.memory.records import Actor, Kind
 from engram.core.conversation.sessions import slug
+from engram.core.storage import dialect
 
 if TYPE_CHECKING:
     from engram.core.app import Engram
@@ -116,9 +117,11 @@ def derived_from(engram: "Engram", user: str, message_ids: list[int]) -> list[in
     """The notes and summaries made from any of these messages (their provenance names them)."""
     if not message_ids:
         return []
+    sql = dialect.of(engram.db)
     return [i for (i,) in engram.db.query(
         f"SELECT id FROM memories WHERE user = ? AND kind IN ({','.join('?' * len(DERIVED_KINDS))})"
-        " AND EXISTS (SELECT 1 FROM json_each(source_ids) s WHERE s.value IN (SELECT value FROM json_each(?)))",
+        f" AND EXISTS (SELECT 1 FROM {sql.ints('source_ids', 's')}"
+        f" WHERE s.value IN (SELECT value FROM {sql.ints('?', 'said')}))",
         (user, *[k.value for k in DERIVED_KINDS], json.dumps(message_ids)))]
 
 
@@ -132,18 +135,19 @@ def forget_memory(engram: "Engram", memory_id: int, *, actor: Actor | str = Acto
     ids = [memory_id, *[i for i in derived_from(engram, user, messages) if i != memory_id]]
     texts = [m.text for m in engram.store.get_many(ids)]
     with engram.db.transaction() as conn:
-        turns = _redact_turns_recalling(conn, user, ids, words_of(texts))
+        turns = _redact_turns_recalling(conn, dialect.of(engram.db), user, ids, words_of(texts))
         for i in ids:
             engram.store.delete(i, actor=actor)
         engram.store.words.purge(conn, user)
     return ForgottenMemory(ids, turns, empty_log(engram))
 
 
-def _redact_turns_recalling(conn, user: str, ids: list[int], pattern: re.Pattern) -> int:
+def _redact_turns_recalling(conn, sql, user: str, ids: list[int], pattern: re.Pattern) -> int:
     rows = conn.execute(
         "SELECT t.id, t.messages, t.recalled, t.tool_calls FROM turns t JOIN sessions s ON s.id = t.session_id"
-        " WHERE s.user = ? AND EXISTS (SELECT 1 FROM json_each(t.recalled) r"
-        " WHERE json_extract(r.value, '$.id') IN (SELECT value FROM json_each(?)))", (user, json.dumps(ids))).fetchall()
+        f" WHERE s.user = ? AND EXISTS (SELECT 1 FROM {sql.objects('t.recalled', 'r')}"
+        f" WHERE {sql.json_int('r.value', 'id')} IN (SELECT value FROM {sql.ints('?', 'forgotten')}))",
+        (user, json.dumps(ids))).fetchall()
     for turn_id, *columns in rows:
         _rewrite_turn(conn, turn_id, columns, pattern)
     return len(rows)
@@ -234,6 +238,7 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
     in_json = words_of([text, json.dumps(text, ensure_ascii=False)[1:-1]])
     holds = lambda value, p=pattern: value is not None and p.search(value) is not None  # noqa: E731
     q = engram.db.query
+    sql = dialect.of(engram.db)
     places: list[Place] = []
     sessions = q("SELECT id, title, folder FROM sessions WHERE user = ?", (user,))
     for session_id, title, folder in sessions:
@@ -243,12 +248,13 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
             places.append(Place("chat folder", {"session": session_id, "folder": folder}, (session_id, folder)))
     ids = json.dumps([s[0] for s in sessions])
     for message_id, session_id, content in q(
-            "SELECT id, session_id, content FROM messages WHERE session_id IN (SELECT value FROM json_each(?))", (ids,)):
+            f"SELECT id, session_id, content FROM messages WHERE session_id IN (SELECT value FROM {sql.texts('?', 's')})",
+            (ids,)):
         if holds(content):
             places.append(Place("message", {"session": session_id, "message": message_id}, (message_id,)))
     for turn_id, session_id, *columns in q(
             "SELECT id, session_id, messages, recalled, tool_calls FROM turns"
-            " WHERE session_id IN (SELECT value FROM json_each(?))", (ids,)):
+            f" WHERE session_id IN (SELECT value FROM {sql.texts('?', 's')})", (ids,)):
         if any(holds(c, in_json) for c in columns):
             places.append(Place("turn record", {"session": session_id, "turn": turn_id}, (turn_id,)))
     for memory_id, kind, memory_text, source in q(
@@ -336,9 +342,10 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
     redacted_messages = [p.key[0] for p in by_kind.get("message", [])]
     # The files' index waits meanwhile (a folder is renamed): its lock first, as its own work takes them.
     with engram.files._lock, engram.db.transaction() as conn:
+        sql = dialect.of(engram.db)
         archived = [i for (i,) in conn.execute(
-            "SELECT id FROM memories WHERE user = ? AND kind = 'message' AND json_extract(source, '$.message_id')"
-            " IN (SELECT value FROM json_each(?))", (user, json.dumps(redacted_messages)))]
+            f"SELECT id FROM memories WHERE user = ? AND kind = 'message' AND {sql.json_int('source', 'message_id')}"
+            f" IN (SELECT value FROM {sql.ints('?', 'redacted')})", (user, json.dumps(redacted_messages)))]
         memories = {p.key[0] for p in by_kind.get("memory", [])} | set(archived) | set(derived_from(engram, user, redacted_messages))
         for message_id in redacted_messages:
             (content,) = conn.execute("SELECT content FROM messages WHERE id = ?", (message_id,)).fetchone()
@@ -364,8 +371,8 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
                                     (user, place.key[0])).fetchone()
             conn.execute("UPDATE preferences SET value = ? WHERE user = ? AND key = ?",
                          (json.dumps(redact(json.loads(value), pattern), ensure_ascii=False), user, place.key[0]))
-        present = {i for (i,) in conn.execute("SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-                                              (json.dumps(sorted(memories)),))}
+        present = {i for (i,) in conn.execute(f"SELECT id FROM memories WHERE id IN (SELECT value FROM"
+                                              f" {sql.ints('?', 'found')})", (json.dumps(sorted(memories)),))}
         for memory_id in sorted(present):
             engram.store.delete(memory_id, actor=Actor.USER)
         for message_id in redacted_messages:

@@ -1,7 +1,8 @@
 """Where Engram keeps things: data, configuration and models, each overridable.
 
 Precedence for each folder: an explicit argument (``--data-dir``), then the environment
-(``ENGRAM_DATA_DIR``, ``ENGRAM_CONFIG_DIR``, ``ENGRAM_MODELS_DIR``), then platformdirs.
+(``ENGRAM_DATA_DIR``, ``ENGRAM_CONFIG_DIR``, ``ENGRAM_MODELS_DIR``), then platformdirs. The data
+itself may live on a PostgreSQL server instead (``database_url``); session files stay in the folder.
 The models folder is separate from the data folder so that moving one's memories does not
 drag gigabytes of model files along.
 """
@@ -32,6 +33,12 @@ def _resolve(explicit: str | os.PathLike | None, env: str, default: Path) -> Pat
 
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     return _resolve(explicit, "ENGRAM_DATA_DIR", platformdirs.user_data_path(APP_NAME, appauthor=False))
+
+
+def database_url(explicit: str | None = None, setting: str = "") -> str:
+    """The PostgreSQL server to keep the data on: ``--database-url``, then ``ENGRAM_DATABASE_URL``,
+    then the ``database_url`` setting. Empty: the SQLite file in the data folder."""
+    return explicit or os.environ.get("ENGRAM_DATABASE_URL") or setting
 
 
 def config_dir(explicit: str | os.PathLike | None = None) -> Path:

@@ -12,6 +12,7 @@ Engram's own text, or memories already kept, not something new.
 from __future__ import annotations
 
 from engram.core.errors import NotFound
+from engram.core.storage import dialect
 from engram.core.conversation.memory_options import session_scope
 from engram.core.memory.records import MAX_TEXT_CHARS, Actor, Kind
 from engram.core.conversation.sessions import Message, Sessions
@@ -94,14 +95,15 @@ def forget_message(store: MemoryStore, user: str, message: Message) -> int:
     The archive gives that memory the message's time, so the index on (user, kind, created_at)
     finds it without reading the user's other memories."""
     return _forget(store, store.db.query("SELECT id FROM memories WHERE user = ? AND kind = ? AND created_at = ?"
-                                         " AND json_extract(source, '$.message_id') = ?",
+                                         f" AND {dialect.of(store.db).json_int('source', 'message_id')} = ?",
                                          (user, Kind.MESSAGE.value, message.created_at, message.id)))
 
 
 def forget_session(store: MemoryStore, user: str, session_id: str) -> int:
     """Delete every memory taken from a session, whatever scope it was stored with; returns how many."""
-    return _forget(store, store.db.query("SELECT id FROM memories WHERE user = ? AND (session = ?"
-                                         " OR json_extract(source, '$.session') = ?)", (user, session_id, session_id)))
+    return _forget(store, store.db.query("SELECT id FROM memories WHERE user = ? AND (session = ? OR"
+                                         f" {dialect.of(store.db).json_text('source', 'session')} = ?)",
+                                         (user, session_id, session_id)))
 
 
 def _forget(store: MemoryStore, rows: list[tuple]) -> int:

@@ -5,6 +5,10 @@ the two is impossible: on the next start the job is still there and runs. A fail
 with exponential backoff; after ``max_attempts`` it is marked failed, counted by ``health()`` (for
 ``engram doctor`` and the window's memory-health indicator) and rerun by ``retry_failed()``.
 Nothing is swallowed: every error is kept in ``last_error``.
+
+On PostgreSQL several Engram processes may share one queue: a worker claims a job by locking its
+row (``FOR UPDATE SKIP LOCKED``, the others pass it by) until the job's outcome is recorded, so no
+job runs twice, and a worker that dies releases its claim with its connection.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from engram.core.storage.database import Database
+from engram.core.storage.postgres import PostgresDatabase
 
 log = logging.getLogger(__name__)
 STALLED_RETRY_SECONDS = 5.0   # how soon a worker whose database failed tries again
@@ -70,7 +77,7 @@ class OutboxHealth:
 
 
 class Outbox:
-    def __init__(self, db: Database, handlers: dict[str, Handler] | None = None, *, max_attempts: int = 5,
+    def __init__(self, db: Database | PostgresDatabase, handlers: dict[str, Handler] | None = None, *, max_attempts: int = 5,
                  base_delay: float = 2.0, max_delay: float = 600.0,
                  now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)):
         self.db = db
@@ -115,16 +122,31 @@ class Outbox:
         ran = 0
         with self._running:
             while limit is None or ran < limit:
-                row = self.db.query_one(f"SELECT {Job.COLUMNS} FROM outbox WHERE state = 'pending'"
-                                        " AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT 1",
-                                        (_iso(self.now()),))
-                if row is None:
-                    break
-                self._run(Job.from_row(row))
+                with self._claimed() as claim:
+                    if claim is None:
+                        break
+                    self._run(*claim)
                 ran += 1
         return ran
 
-    def _run(self, job: Job) -> None:
+    @contextmanager
+    def _claimed(self) -> Iterator[tuple[Job, Any] | None]:
+        """The next due job and where to record its outcome, or None. SQLite has one writer and one
+        worker per process (``_running``): the job is read and its outcome written as any row. On a
+        server the job's row stays locked until its outcome is recorded, in a transaction of its own
+        beside the ones its handler commits; other workers skip it."""
+        due = (f"SELECT {Job.COLUMNS} FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?"
+               " ORDER BY next_attempt_at, id LIMIT 1")
+        if not isinstance(self.db, PostgresDatabase):
+            row = self.db.query_one(due, (_iso(self.now()),))
+            yield None if row is None else (Job.from_row(row), self.db)
+            return
+        with self.db.detached_transaction() as conn:
+            row = conn.execute(due + " FOR UPDATE SKIP LOCKED", (_iso(self.now()),)).fetchone()
+            yield None if row is None else (Job.from_row(row), conn)
+
+    def _run(self, job: Job, outcome) -> None:
+        """Run the job and record how it went through ``outcome`` (what ``_claimed`` gave)."""
         handler = self.handlers.get(job.kind)
         try:
             if handler is None:
@@ -136,12 +158,12 @@ class Outbox:
             delay = min(self.max_delay, self.base_delay * 2 ** (attempts - 1))
             error = f"{type(e).__name__}: {e}"
             log.warning("outbox job %s (%s) failed, attempt %s: %s", job.id, job.kind, attempts, error)
-            self.db.execute("UPDATE outbox SET state = ?, attempts = ?, next_attempt_at = ?, last_error = ?,"
+            outcome.execute("UPDATE outbox SET state = ?, attempts = ?, next_attempt_at = ?, last_error = ?,"
                             " updated_at = ? WHERE id = ?",
                             ("failed" if failed else "pending", attempts,
                              _iso(self.now() + timedelta(seconds=delay)), error, _iso(self.now()), job.id))
             return
-        self.db.execute("UPDATE outbox SET state = 'done', attempts = attempts + 1, updated_at = ? WHERE id = ?",
+        outcome.execute("UPDATE outbox SET state = 'done', attempts = attempts + 1, updated_at = ? WHERE id = ?",
                         (_iso(self.now()), job.id))
 
     def start(self) -> None:
@@ -217,16 +239,14 @@ class Outbox:
     def prune(self, keep_days: float = 7.0) -> int:
         """Forget finished jobs older than ``keep_days``; failed and pending ones always stay."""
         with self.db.transaction() as conn:
-            conn.execute("DELETE FROM outbox WHERE state = 'done' AND updated_at < ?",
-                         (_iso(self.now() - timedelta(days=keep_days)),))
-            return conn.changes()
+            return len(conn.execute("DELETE FROM outbox WHERE state = 'done' AND updated_at < ? RETURNING id",
+                                    (_iso(self.now() - timedelta(days=keep_days)),)).fetchall())
 
     def retry_failed(self) -> int:
         """Queue every failed job again, from a fresh count of attempts; returns how many."""
         at = _iso(self.now())
         with self.db.transaction() as conn:
-            conn.execute("UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?, updated_at = ?"
-                         " WHERE state = 'failed'", (at, at))
-            count = conn.changes()
+            count = len(conn.execute("UPDATE outbox SET state = 'pending', attempts = 0, next_attempt_at = ?,"
+                                     " updated_at = ? WHERE state = 'failed' RETURNING id", (at, at)).fetchall())
         self._wake.set()
         return count

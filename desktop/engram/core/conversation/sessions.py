@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from engram.core.storage import dialect
 from engram.core.storage.database import Database
 from engram.core.errors import InvalidInput, NotFound
 from engram.core.memory.records import now_iso
@@ -163,8 +164,9 @@ class Sessions:
         sql = f"SELECT {Session.COLUMNS} FROM sessions s WHERE user = ?"
         params: list = [user]
         if query:
-            sql += (" AND (instr(lower(title), lower(?)) > 0 OR EXISTS (SELECT 1 FROM messages m"
-                    " WHERE m.session_id = s.id AND instr(lower(m.content), lower(?)) > 0))")
+            sql_of = dialect.of(self.db)
+            sql += (f" AND ({sql_of.contains('title')} OR EXISTS (SELECT 1 FROM messages m"
+                    f" WHERE m.session_id = s.id AND {sql_of.contains('m.content')}))")
             params += [query, query]
         return [Session.from_row(r) for r in self.db.query(sql + " ORDER BY updated_at DESC, rowid DESC", params)]
 
@@ -240,7 +242,7 @@ class Sessions:
             sql += " AND id < ?"
             params.append(before_id)
         sql += " ORDER BY id DESC LIMIT ?"
-        params.append(-1 if last is None else last)
+        params.append(dialect.NO_LIMIT if last is None else last)
         return [Message(*r) for r in reversed(self.db.query(sql, params))]
 
     def last_exchange(self, session_id: str) -> tuple[Message, builtins.list[Message]]:
@@ -254,7 +256,8 @@ class Sessions:
 
     def delete_messages(self, session_id: str, message_ids: Sequence[int], conn) -> None:
         """Delete messages inside the caller's transaction (their turn records go with them)."""
-        conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN (SELECT value FROM json_each(?))",
+        conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN"
+                     f" (SELECT value FROM {dialect.of(self.db).ints('?', 'doomed')})",
                      (session_id, json.dumps(list(message_ids))))
 
     def count_messages(self, session_id: str, after_id: int = 0) -> int:

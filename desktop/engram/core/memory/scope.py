@@ -35,9 +35,9 @@ class Scope:
         return [(f.name, getattr(self, f.name)) for f in fields(self)]
 
     def sql(self, alias: str = "m") -> tuple[str, list[str]]:
-        """A WHERE fragment (always valid, '1' when unrestricted) and its parameters."""
+        """A WHERE fragment (always valid, TRUE when unrestricted) and its parameters."""
         given = [(name, value) for name, value in self.items() if value]
-        clause = " AND ".join(f"{alias}.{name} = ?" for name, _ in given) or "1"
+        clause = " AND ".join(f"{alias}.{name} = ?" for name, _ in given) or "TRUE"
         return clause, [value for _, value in given]
 
     def contains(self, other: "Scope") -> bool:

@@ -14,10 +14,10 @@ import builtins
 import json
 from collections.abc import Callable, Iterable, Sequence
 
-import apsw
 import numpy as np
 
 from engram.core.memory.search import words
+from engram.core.storage import dialect
 from engram.core.storage.database import Database
 from engram.core.models.embeddings import Embedder
 from engram.core.errors import InvalidInput, NotFound
@@ -158,8 +158,8 @@ class MemoryStore:
             try:
                 conn.execute(f"UPDATE memories SET {assignments}, updated_at = ? WHERE id = ?",
                              (*changes.values(), now_iso(), memory_id))
-            except apsw.ConstraintError as e:
-                if e.extendedresult == apsw.SQLITE_CONSTRAINT_UNIQUE:     # the same text, kind and scope
+            except Exception as e:
+                if dialect.of(self.db).is_duplicate(e):     # the same text, kind and scope
                     raise InvalidInput("an identical memory already exists in this scope",
                                        hint="edit or delete the one that exists instead") from e
                 raise
@@ -177,20 +177,20 @@ class MemoryStore:
                 self._outdate_sources(conn, old, newer.valid_from or newer.created_at)
         return self.get(memory_id)
 
-    @staticmethod
-    def _outdate_sources(conn, note: Memory, at: str) -> None:
+    def _outdate_sources(self, conn, note: Memory, at: str) -> None:
         """A note was superseded: the archived messages it came from that no current note speaks
         for any more (every note taken from them is superseded: "I live in Leeds" after the move)
         are valid until ``at``. They stay, found by search as history (include_superseded)."""
         kinds = [kind.value for kind in DISTILLED_KINDS]
+        sql = dialect.of(self.db)
         for message_id in note.source_ids:
-            if conn.execute(f"SELECT 1 FROM memories n, json_each(n.source_ids) said WHERE n.user = ?"
+            if conn.execute(f"SELECT 1 FROM memories n CROSS JOIN {sql.ints('n.source_ids', 'said')} WHERE n.user = ?"
                             f" AND n.kind IN ({','.join('?' * len(kinds))}) AND n.superseded_by IS NULL"
                             " AND said.value = ? LIMIT 1", (note.scope.user, *kinds, message_id)).fetchone():
                 continue
-            conn.execute("UPDATE memories INDEXED BY memories_by_message SET valid_to = ? WHERE user = ?"
-                         " AND kind = 'message' AND source_ids = json_array(?) AND valid_to IS NULL",
-                         (at, note.scope.user, message_id))
+            conn.execute(f"UPDATE memories{sql.indexed_by('memories_by_message')} SET valid_to = ? WHERE user = ?"
+                         " AND kind = 'message' AND source_ids = ? AND valid_to IS NULL",
+                         (at, note.scope.user, json.dumps([message_id])))
 
     def delete(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> None:
         """Delete a memory: its row, vectors, word-index entry and old texts in the history. The
@@ -239,8 +239,9 @@ class MemoryStore:
             return []
         clause, params = (scope or Scope()).sql()
         # CROSS JOIN keeps the ids as the outer loop; SQLite would otherwise walk the user's index.
-        rows = self.db.query(f"SELECT {_COLUMNS} FROM json_each(?) AS wanted CROSS JOIN memories m"
-                             f" ON m.id = wanted.value WHERE {clause}", (json.dumps(list(memory_ids)), *params))
+        # (The join's condition is in WHERE: PostgreSQL's CROSS JOIN takes no ON.)
+        rows = self.db.query(f"SELECT {_COLUMNS} FROM {dialect.of(self.db).ints('?', 'wanted')} CROSS JOIN memories m"
+                             f" WHERE m.id = wanted.value AND {clause}", (json.dumps(list(memory_ids)), *params))
         by_id = {row[0]: Memory.from_row(row) for row in rows}
         return [by_id[i] for i in memory_ids if i in by_id]
 
@@ -251,11 +252,11 @@ class MemoryStore:
             clause += f" AND m.kind IN ({','.join('?' * len(kinds))})"
             params += [parse_kind(k).value for k in kinds]
         if contains:
-            clause += " AND instr(lower(m.text), lower(?)) > 0"
+            clause += f" AND {dialect.of(self.db).contains('m.text')}"
             params.append(contains)
         order = "DESC" if newest_first else "ASC"
         rows = self.db.query(f"{_SELECT} WHERE {clause} ORDER BY m.created_at {order}, m.id {order}"
-                             " LIMIT ? OFFSET ?", (*params, -1 if limit is None else limit, offset))
+                             " LIMIT ? OFFSET ?", (*params, dialect.NO_LIMIT if limit is None else limit, offset))
         return [Memory.from_row(r) for r in rows]
 
     def count(self, scope: Scope = Scope()) -> int:

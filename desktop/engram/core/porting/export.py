@@ -38,6 +38,7 @@ from engram.core.errors import DataDirError, EngramError, InvalidInput
 from engram.core.files import SESSIONS_DIR, SessionFolder
 from engram.core.files.folder import MAX_FOLDER_BYTES
 from engram.core.memory.records import Kind, Memory, now_iso
+from engram.core.storage import dialect
 
 FORMAT = "engram-export"
 VERSION = 1
@@ -132,7 +133,7 @@ def _memories(engram, user: str) -> Iterator[tuple[Memory, list[dict]]]:
         history: dict[int, list[dict]] = {}
         for memory_id, action, actor, old, new, at in engram.db.query(
                 "SELECT memory_id, action, actor, old_text, new_text, at FROM memory_history WHERE user = ?"
-                " AND memory_id IN (SELECT value FROM json_each(?)) ORDER BY id", (user, json.dumps(ids))):
+                f" AND memory_id IN (SELECT value FROM {dialect.of(engram.db).ints('?', 'page')}) ORDER BY id", (user, json.dumps(ids))):
             history.setdefault(memory_id, []).append(
                 {"action": action, "actor": actor, "old_text": old, "new_text": new, "at": at})
         for memory in engram.store.get_many(ids):

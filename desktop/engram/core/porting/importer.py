@@ -21,6 +21,7 @@ from engram.core.conversation.archive import ARCHIVE_JOB
 from engram.core.errors import DatabaseError, DataDirError, EngramError, InvalidInput
 from engram.core.porting import chatgpt, claude, engram_json, markdown
 from engram.core.porting.conversation import Conversation, Damaged
+from engram.core.storage import dialect
 
 FORMATS = {"chatgpt": chatgpt.read, "claude": claude.read, "markdown": markdown.read, "engram": engram_json.read}
 READING, ARCHIVING = "reading", "archiving"
@@ -135,7 +136,7 @@ def wait_archived(engram, report: ImportReport, *, progress: Callable[[Progress]
     jobs = json.dumps(report.archive_jobs)
     while True:
         states = dict(engram.db.query("SELECT state, count(*) FROM outbox WHERE id IN"
-                                      " (SELECT value FROM json_each(?)) GROUP BY state", (jobs,)))
+                                      f" (SELECT value FROM {dialect.of(engram.db).ints('?', 'jobs')}) GROUP BY state", (jobs,)))
         pending, failed = states.get("pending", 0), states.get("failed", 0)
         if progress is not None:
             progress(Progress(ARCHIVING, len(report.archive_jobs) - pending, len(report.archive_jobs),

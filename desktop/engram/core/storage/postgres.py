@@ -211,7 +211,9 @@ class PostgresDatabase:
     dialect = "postgresql"
     path = None   # no file: a server
 
-    def __init__(self, url: str, *, connect_timeout_s: int = CONNECT_TIMEOUT_S):
+    def __init__(self, url: str, *, connect_timeout_s: int | None = None):
+        """``connect_timeout_s``: how long to wait for the server; by default the URL's own
+        ``connect_timeout`` (libpq's parameter, e.g. ``?connect_timeout=3``), else 10 s."""
         self.url = url
         self._local = threading.local()
         self._token = uuid.uuid4().hex     # tells this instance's notifications from others'
@@ -220,6 +222,8 @@ class PostgresDatabase:
         self._counting = threading.Lock()
         self._changes = ChangeFeed()
         try:
+            connect_timeout_s = connect_timeout_s or int(
+                psycopg.conninfo.conninfo_to_dict(url).get("connect_timeout") or CONNECT_TIMEOUT_S)
             self._pool = psycopg_pool.ConnectionPool(
                 url, min_size=1, max_size=POOL_SIZE, open=True, timeout=connect_timeout_s,
                 kwargs={"autocommit": True, "connect_timeout": connect_timeout_s})
@@ -287,6 +291,14 @@ class PostgresDatabase:
             with raw.transaction():
                 raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield Connection(raw)
+
+    @contextmanager
+    def detached_transaction(self) -> Iterator[Connection]:
+        """A transaction on a server session of its own, apart from the thread's: a worker holds a
+        claim's row locks in it (the outbox) while the work it claimed commits in transactions of
+        their own."""
+        with self._pool.connection() as raw, self._told(raw) as conn:
+            yield conn
 
     def in_transaction_here(self) -> bool:
         return getattr(self._local, "conn", None) is not None

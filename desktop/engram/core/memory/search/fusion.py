@@ -55,6 +55,7 @@ from engram.core.errors import InvalidInput
 from engram.core.memory.records import DISTILLED_KINDS, Memory, now_iso, parse_kind
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.coverage import ideal_bm25
+from engram.core.storage import dialect
 
 if TYPE_CHECKING:
     from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
@@ -252,10 +253,10 @@ def with_context(db: "Database", fused: dict[int, float], scope: Scope,
                 f" AND n.application = m.application AND n.kind = 'message' AND n.id {side} m.id AND {clause}) END")
 
     rows = db.query(
-        "WITH pool(id, rank) AS (SELECT value, key FROM json_each(?))"
+        f"WITH pool(id, rank) AS (SELECT value, key FROM {dialect.of(db).ints('?', 'found')})"
         " SELECT m.id, m.application, m.agent, m.user, m.session, m.kind = 'message',"
         f"{neighbour('max', '<')}, {neighbour('min', '>')}"
-        " FROM pool CROSS JOIN memories m ON m.id = pool.id",
+        " FROM pool CROSS JOIN memories m WHERE m.id = pool.id",
         (json.dumps(ids), options.context_candidates, *params, options.context_candidates, *params))
     evidence = {memory_id: max(0.0, score - crowd) for memory_id, score in fused.items()}
     session_best: dict[tuple, float] = {}
@@ -280,11 +281,13 @@ def with_keys(db: "Database", fused: dict[int, float], options: SearchOptions) -
         return fused
     kinds = [kind.value for kind in DISTILLED_KINDS]
     # The notes' source_ids are message ids; the message's archived memory holds just that one.
+    sql = dialect.of(db)
     rows = db.query(
-        "SELECT n.id, m.id FROM json_each(?) AS pool CROSS JOIN memories n ON n.id = pool.value"
-        " CROSS JOIN json_each(n.source_ids) AS said CROSS JOIN memories m INDEXED BY memories_by_message"
-        " ON m.user = n.user AND m.kind = 'message' AND m.source_ids = json_array(said.value)"
-        f" WHERE n.kind IN ({','.join('?' * len(kinds))}) AND n.source_ids != '[]' AND {_CURRENT.format(m='n')}",
+        f"SELECT n.id, m.id FROM {sql.ints('?', 'pool')} CROSS JOIN memories n"
+        f" CROSS JOIN {sql.ints('n.source_ids', 'said')} CROSS JOIN memories m{sql.indexed_by('memories_by_message')}"
+        " WHERE n.id = pool.value AND m.user = n.user AND m.kind = 'message'"
+        " AND m.source_ids = '[' || said.value || ']'"
+        f" AND n.kind IN ({','.join('?' * len(kinds))}) AND n.source_ids != '[]' AND {_CURRENT.format(m='n')}",
         (json.dumps(list(fused)), *kinds, options.moment, options.moment))
     scores = dict(fused)
     for note, message in rows:
@@ -305,7 +308,7 @@ def rank(db: "Database", fused: dict[int, float], options: SearchOptions) -> dic
     moment = options.moment
     rows = db.query(
         "SELECT m.id, m.importance, m.pinned, m.created_at, m.access_count, m.last_accessed_at,"
-        f" {_CURRENT.format(m='m')} FROM json_each(?) AS pool CROSS JOIN memories m ON m.id = pool.value",
+        f" {_CURRENT.format(m='m')} FROM {dialect.of(db).ints('?', 'pool')} CROSS JOIN memories m WHERE m.id = pool.value",
         (moment, moment, json.dumps(list(fused))))
     weights = {"importance": options.importance_weight, "pinned": options.pinned_weight,
                "recency": options.recency_weight, "heat": options.heat_weight}
