@@ -206,3 +206,20 @@ def test_vectors_read_for_the_copy_are_those_vec0_returns(filled):
         assert vectors(db) == expected and expected
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("filled", ["words only"], indirect=True)
+def test_the_command_copies_to_a_server_and_back_and_prints_the_counts(filled, postgres_url, tmp_path,
+                                                                       monkeypatch, capsys):
+    from engram.cli import main
+
+    assert main(["migrate-data", "--to", postgres_url]) == 0      # from the data folder's database
+    out, err = capsys.readouterr()
+    assert "memories: " in err and "all counts match" in out
+    memories = next(line for line in out.splitlines() if line.startswith("memories "))
+    monkeypatch.setenv("ENGRAM_DATABASE_URL", postgres_url)       # from the server, back to a file
+    assert main(["migrate-data", "--to", str(tmp_path / "back")]) == 0
+    out, err = capsys.readouterr()
+    assert memories in out.splitlines()
+    assert main(["migrate-data", "--to", str(filled)]) == 2       # the data folder's store is not empty
+    assert "already holds data" in capsys.readouterr().err
