@@ -223,3 +223,14 @@ def test_the_command_copies_to_a_server_and_back_and_prints_the_counts(filled, p
     assert memories in out.splitlines()
     assert main(["migrate-data", "--to", str(filled)]) == 2       # the data folder's store is not empty
     assert "already holds data" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("filled", ["words only"], indirect=True)
+def test_a_target_is_checked_before_copying(filled, postgres_url):
+    fresh = moving.check_target(postgres_url)
+    assert fresh.version.startswith("PostgreSQL 18") and fresh.holding == () and fresh.ready
+    moving.migrate_data(filled, postgres_url)
+    copied = moving.check_target(postgres_url)
+    assert copied.copied_from == str(filled) and "memories" in copied.holding and copied.ready
+    other = moving.check_target(filled)
+    assert other.version.startswith("SQLite 3") and not other.ready

@@ -110,6 +110,38 @@ def described(location: str | Path) -> str:
     return redacted(location) if isinstance(location, str) else str(Path(location).resolve())
 
 
+@dataclass(frozen=True)
+class TargetState:
+    """What a database offers as a target: its engine's version, the tables that hold data, and
+    the source it holds a copy of (finished or not), if any."""
+
+    version: str
+    holding: tuple[str, ...]
+    copied_from: str | None
+
+    @property
+    def ready(self) -> bool:
+        """Whether a copy may go there: empty, or part-way through a copy (which goes on)."""
+        return not self.holding or self.copied_from is not None
+
+
+def check_target(location: str | Path) -> TargetState:
+    """Connect to ``location`` (made and brought to Engram's schema if new) and say what it holds;
+    raises DatabaseError when it cannot be reached."""
+    db = open_database(location)
+    try:
+        version = db.query_one("SELECT version()" if db.dialect == "postgresql" else
+                               "SELECT 'SQLite ' || sqlite_version()")[0]
+        holding = tuple(t.name for t in TABLES if db.query_one(f"SELECT 1 FROM {t.name} LIMIT 1"))
+        marked = db.query_one("SELECT 1 FROM information_schema.tables WHERE table_name = ?"
+                              " AND table_schema = current_schema()" if db.dialect == "postgresql" else
+                              "SELECT 1 FROM sqlite_master WHERE name = ?", (MARKER,))
+        copied_from = marked and db.query_one(f"SELECT source FROM {MARKER}")
+        return TargetState(version.split(" on ")[0].split(",")[0], holding, copied_from[0] if copied_from else None)
+    finally:
+        db.close()
+
+
 def migrate_data(source: str | Path, target: str | Path, progress: Progress | None = None) -> list[Count]:
     """Copy everything in ``source`` to ``target`` (see the module's docstring); returns the
     counts, all equal. Raises DatabaseError when the target holds other data or a count differs."""
