@@ -10,19 +10,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMessageBox
 
 from engram.core.storage import open_database
-from engram.ui.server_setting import split_password, with_password
 
 pytestmark = pytest.mark.real_model
 
 
-def test_the_password_is_kept_apart_from_the_address():
-    assert split_password("postgresql://me:p%40ss@host:5432/db") == ("postgresql://me@host:5432/db", "p@ss")
-    assert with_password("postgresql://me@host:5432/db", "p@ss") == "postgresql://me:p%40ss@host:5432/db"
-    assert split_password("postgresql:///db?host=/tmp") == ("postgresql:///db?host=/tmp", "")
-
-
 def test_testing_a_server_and_copying_the_data_there(qtbot, open_window, send, isolated_dirs, postgres_url,
                                                      monkeypatch):
+    monkeypatch.setenv("PGPASSFILE", str(isolated_dirs / "pgpass"))
     # Words only (no embedding model): PostgreSQL's vectors come with their own backend (pgvectors);
     # moving vectors is tested in tests/unit/test_moving.py.
     broken = isolated_dirs / "broken.gguf"
@@ -40,11 +34,13 @@ def test_testing_a_server_and_copying_the_data_there(qtbot, open_window, send, i
     server = dialog.server
     server.load("postgresql://me:secret@nowhere.invalid:1/engram")
     assert "secret" not in server.url.text() and server.password.echoMode() == QLineEdit.Password
+    assert server.password.text() == "secret"
     server.url.setText("not a url")
     qtbot.mouseClick(server.test_button, Qt.LeftButton)
     assert "postgresql://" in server.state.text()
 
     server.load(postgres_url)
+    server.password.setText("s3cret:pw")           # the embedded server trusts its socket: any password does
     qtbot.mouseClick(server.test_button, Qt.LeftButton)
     assert not server.test_button.isEnabled()                      # working in the background
     qtbot.waitUntil(lambda: "empty" in server.state.text(), timeout=20_000)
@@ -60,7 +56,9 @@ def test_testing_a_server_and_copying_the_data_there(qtbot, open_window, send, i
     assert "memories" in seen and not server.progress.isVisible()
     qtbot.waitUntil(lambda: window.backend.ready, timeout=20_000)   # the data is open again
     saved = json.loads((isolated_dirs / "config" / "settings.json").read_text())
-    assert saved["database_url"] == postgres_url.replace("postgres:@", "postgres@")   # an empty password is none
+    assert saved["database_url"] == postgres_url.replace("postgres:@", "postgres@")   # no password in it
+    pgpass = isolated_dirs / "pgpass"
+    assert pgpass.read_text().endswith(":postgres:postgres:s3cret\\:pw\n") and pgpass.stat().st_mode & 0o077 == 0
     mine = window.backend.engram.db.query("SELECT id, text FROM memories ORDER BY id")
     copy = open_database(postgres_url)
     try:

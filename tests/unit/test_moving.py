@@ -61,13 +61,10 @@ def filled(request, make_engram):
     return path
 
 
-TABLES = {t.name: t for t in moving.TABLES}
-
-
 def rows(db) -> dict[str, list[tuple]]:
     """Every copied table's rows, in a stable order, with numbers as the same Python types."""
     out = {}
-    for name, table in TABLES.items():
+    for name in (t.name for t in moving.TABLES):
         columns = moving._columns(db, name)
         order = ", ".join(columns)
         out[name] = [tuple(float(v) if isinstance(v, float) else v for v in row)

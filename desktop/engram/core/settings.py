@@ -24,7 +24,9 @@ DEFAULT_PROFILE = "default"
 class Settings:
     profile: str = DEFAULT_PROFILE          # the desktop's own user; memories never cross profiles
     data_dir: str = ""                      # empty: platformdirs (or ENGRAM_DATA_DIR)
-    database_url: str = ""                  # postgresql://... : the store on a server instead of data_dir's file
+    database_url: str = ""                  # postgresql://user@host/db: the data on a server (README "Running on
+                                            # PostgreSQL"); empty: the SQLite file in the data folder. The
+                                            # password belongs in ~/.pgpass or PGPASSWORD, not here
     embedding_model: str = ""               # empty: the bundled multilingual-e5-small (MiniLM: name its file)
     chat_model: str = ""                    # empty: the bundled tiny demo model
     ui_language: str = ""                   # the window's language: empty: the system's; "en", "zh_CN"

@@ -1,36 +1,17 @@
 """The data page's "use a server": a PostgreSQL URL (its password in a field of its own, shown as
-dots), Test connection, and Copy my data there (engram migrate-data, with progress). Both run off
-the GUI thread; the copy closes the data while it reads it, as moving the data folder does."""
+dots, and kept in libpq's password file, not the settings: core/storage/pgpass.py), Test
+connection, and Copy my data there (engram migrate-data, with progress). Both run off the GUI
+thread; the copy closes the data while it reads it, as moving the data folder does."""
 
 from __future__ import annotations
-
-from urllib.parse import urlsplit, urlunsplit, quote, unquote
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QMessageBox, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from engram.core.errors import EngramError
+from engram.core.storage.pgpass import split_password, with_password
 from engram.core.storage.postgres import is_server_url
 from engram.ui.workers import Pool
-
-
-def split_password(url: str) -> tuple[str, str]:
-    """(the URL without its password, the password): the password is shown apart, as dots."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url, ""
-    user = parts.netloc.rpartition("@")[0].partition(":")[0]
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{user}@{host}")), unquote(parts.password)
-
-
-def with_password(url: str, password: str) -> str:
-    """The URL with the password put back in (quoted, so any character may be in it)."""
-    parts = urlsplit(url)
-    if not password or not parts.netloc:
-        return url
-    user, _, host = parts.netloc.rpartition("@")
-    return urlunsplit(parts._replace(netloc=f"{user.partition(':')[0]}:{quote(password, safe='')}@{host}"))
 
 
 class ServerSetting(QWidget):
@@ -68,15 +49,18 @@ class ServerSetting(QWidget):
 
     def load(self, url: str) -> None:
         self.url.setText(split_password(url)[0])
-        self.password.setText(split_password(url)[1])
+        self.password.setText(split_password(url)[1])   # a password from an older setting moves out on Save
 
     def value(self) -> str:
-        """The URL as stored in the settings (empty: no server)."""
-        url = self.url.text().strip()
-        return with_password(url, self.password.text()) if url else ""
+        """The URL as stored in the settings (empty: no server), without the password."""
+        return split_password(self.url.text().strip())[0]
+
+    def connection(self) -> str:
+        """The URL to connect with: the password in it, for this connection only."""
+        return with_password(self.value(), self.password.text()) if self.value() else ""
 
     def _checked_url(self) -> str | None:
-        url = self.value()
+        url = self.connection()
         if not is_server_url(url):
             self._say(self.tr("Write the server's address as postgresql://user@host:port/database."), error=True)
             return None

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
 from engram.core.errors import EngramError, ModelError
+from engram.core.storage.pgpass import remember_password
 from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.conversation.preferences import DETAIL_LEVELS
 from engram.ui.language import LANGUAGES
@@ -404,8 +405,11 @@ class SettingsDialog(QDialog):
 
         # A new embedding model, or the one that did not load (its file may have been put right).
         embedding = values["embedding_model"] != engram.settings.embedding_model or engram.embedding_problem is not None
+        server = self.server.connection()
 
         def write(e):
+            if server:
+                remember_password(server)      # in libpq's password file, not the settings
             changed = {k for k, v in values.items() if getattr(e.settings, k) != v}
             if embedding:
                 e.use_embedding_model(values["embedding_model"])    # ModelError: nothing saved, the one in use stays
