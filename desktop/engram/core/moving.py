@@ -40,6 +40,7 @@ BATCH = 5000             # rows per committed batch: about 0.1-0.3 s each, so a 
 VECTOR_BATCH = 4096      # vectors per committed batch
 _IN = 900                # ids per IN (...) list (under every engine's limit on parameters)
 MARKER = "data_copied_from"
+ROWID = "rowid"
 
 log = logging.getLogger(__name__)
 
@@ -168,8 +169,7 @@ def _copy(src, dst, source_name: str, progress: Progress) -> list[Count]:
     _index_words(dst, progress)
     with dst.transaction() as conn:
         for table in TABLES:
-            if table.key == "id":
-                _ids_follow(dst, conn, table.name)
+            _ids_follow(dst, conn, table.name)
     counts = _counts(src, dst, models)
     wrong = [c for c in counts if not c.same]
     if wrong:
@@ -200,8 +200,11 @@ def _claim(dst, source_name: str) -> None:
 
 
 def _copy_table(src, dst, table: Table, progress: Progress) -> None:
-    columns = _columns(src, table.name)
-    if missing := [c for c in columns if c not in _columns(dst, table.name)]:
+    there = _columns(dst, table.name)
+    # A table's rowid (SQLite's own, PostgreSQL's column of that name) keeps the order rows were
+    # made in: copied where both sides have one.
+    columns = [c for c in _columns(src, table.name) if c in there]
+    if missing := [c for c in _columns(src, table.name) if c not in there and c != ROWID]:
         raise DatabaseError(f"the target's {table.name} lacks {', '.join(missing)}: it is an older Engram's",
                             hint="update Engram where the target is used, or copy into a new database")
     total = src.query_one(f"SELECT count(*) FROM {table.name}")[0]
@@ -320,20 +323,25 @@ def _insert(db, conn, table: str, columns: list[str], rows: list[tuple]) -> None
 
 
 def _columns(db, table: str) -> list[str]:
-    """The table's columns, in order."""
+    """The table's columns, in order; on SQLite with its rowid when no INTEGER PRIMARY KEY names it."""
     if db.dialect == "postgresql":
         return [c for (c,) in db.query(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
             " AND table_name = ? ORDER BY ordinal_position", (table,))]
-    return [c for (c,) in db.query("SELECT name FROM pragma_table_info(?)", (table,))]
+    info = db.query("SELECT name, type, pk FROM pragma_table_info(?)", (table,))
+    keys = [kind.upper() for _, kind, pk in info if pk]
+    return [name for name, _, _ in info] + ([] if keys == ["INTEGER"] else [ROWID])
 
 
 def _ids_follow(db, conn, table: str) -> None:
     """New rows of the target get ids past the copied ones. SQLite does so by itself; PostgreSQL's
-    identity columns draw from a sequence that the copied ids did not move."""
+    identity columns draw from sequences that the copied ids did not move."""
     if db.dialect == "postgresql":
-        conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
-                     f" coalesce((SELECT max(id) FROM {table}), 0) + 1, false)")
+        for (column,) in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = ? AND is_identity = 'YES'", (table,)).fetchall():
+            conn.execute(f"SELECT setval(pg_get_serial_sequence(?, ?), coalesce((SELECT max({column})"
+                         f" FROM {table}), 0) + 1, false)", (table, column))
 
 
 def _counts(src, dst, models: list[tuple]) -> list[Count]:
