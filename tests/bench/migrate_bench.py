@@ -50,19 +50,22 @@ def main() -> None:
             target = server.get_uri()
         else:
             target = folder / "target.db"
-        steps: dict[str, list[float]] = {}
+        steps: dict[str, list[float]] = {}   # what: [rows, when the last batch was in, when the step ended]
 
         def progress(what: str, done: int, total: int) -> None:
-            step = steps.setdefault(what, [time.perf_counter(), 0, 0])
-            step[1:] = [done, time.perf_counter()]
+            step = steps.setdefault(what, [0, 0.0, 0.0])
+            now = time.perf_counter()
+            step[:] = [done, now if done > step[0] or not step[1] else step[1], now]
 
         started = time.perf_counter()
         counts = moving.migrate_data(source, target, progress)
         took = time.perf_counter() - started
         print(f"{memories} memories, SQLite -> {args.to}" + (" (words only)" if args.words_only else ""))
         previous = started
-        for what, (_, done, ended) in steps.items():
-            print(f"  {what:<28}{done:>9} rows {ended - previous:7.1f} s {done / max(ended - previous, 1e-9):9.0f}/s")
+        for what, (done, copied, ended) in steps.items():
+            after = f"  then {ended - copied:.1f} s (an index built at the end)" if ended - copied > 0.5 else ""
+            print(f"  {what:<40}{done:>9} rows {copied - previous:7.1f} s {done / max(copied - previous, 1e-9):9.0f}/s"
+                  + after)
             previous = ended
         print(f"  verified: {', '.join(f'{c.what} {c.target}' for c in counts)}")
         print(f"total {took:.1f} s: {memories / took:.0f} memories/s")

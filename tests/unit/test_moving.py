@@ -65,11 +65,11 @@ def filled(request, make_engram):
 
 
 def rows(db) -> dict[str, list[tuple]]:
-    """Every copied table's rows, in a stable order, with numbers as the same Python types (without
-    rowids, which only one engine may have)."""
+    """Every copied table's rows, in a stable order, with numbers as the same Python types (columns
+    by name: engines may order them differently; without rowids, which only one may have)."""
     out = {}
     for name in (t.name for t in moving.TABLES):
-        columns = [c for c in moving._columns(db, name) if c != moving.ROWID]
+        columns = sorted(c for c in moving._columns(db, name) if c != moving.ROWID)
         order = ", ".join(columns)
         out[name] = [tuple(float(v) if isinstance(v, float) else v for v in row)
                      for row in db.query(f"SELECT {order} FROM {name} ORDER BY {order}")]
@@ -237,3 +237,14 @@ def test_a_target_is_checked_before_copying(filled, postgres_url):
     assert copied.copied_from == str(filled) and "memories" in copied.holding and copied.ready
     other = moving.check_target(filled)
     assert other.version.startswith("SQLite 3") and not other.ready
+
+
+def test_ctrl_c_says_the_command_goes_on_next_time(filled, tmp_path, monkeypatch, capsys):
+    from engram.cli import main
+
+    monkeypatch.setattr(moving, "BATCH", 2)
+    monkeypatch.setattr("engram.cli.moving.migrate_data",
+                        lambda source, target, progress: moving.migrate_data(source, target, crash_at("memories", 2)))
+    assert main(["migrate-data", "--to", str(tmp_path / "copy.db")]) == 130
+    assert "goes on from there" in capsys.readouterr().err
+    assert moving.check_target(tmp_path / "copy.db").copied_from == str(filled)

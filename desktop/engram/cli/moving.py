@@ -26,7 +26,11 @@ def _migrate(args) -> int:
     source = current_location(getattr(args, "data_dir", None), getattr(args, "database_url", None))
     target = target_location(args.to)
     print(f"copying {described(source)} to {described(target)}", file=sys.stderr)
-    counts = migrate_data(source, target, _progress)
+    try:
+        counts = migrate_data(source, target, _progress)
+    except KeyboardInterrupt:
+        print("interrupted: what was copied stays; the same command goes on from there", file=sys.stderr)
+        return 130
     print(f"{'':<28}{'source':>10}{'copy':>10}")
     for count in counts:
         print(f"{count.what:<28}{count.source:>10}{count.target:>10}")

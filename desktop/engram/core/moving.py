@@ -134,11 +134,8 @@ def check_target(location: str | Path) -> TargetState:
         version = db.query_one("SELECT version()" if db.dialect == "postgresql" else
                                "SELECT 'SQLite ' || sqlite_version()")[0]
         holding = tuple(t.name for t in TABLES if db.query_one(f"SELECT 1 FROM {t.name} LIMIT 1"))
-        marked = db.query_one("SELECT 1 FROM information_schema.tables WHERE table_name = ?"
-                              " AND table_schema = current_schema()" if db.dialect == "postgresql" else
-                              "SELECT 1 FROM sqlite_master WHERE name = ?", (MARKER,))
-        copied_from = marked and db.query_one(f"SELECT source FROM {MARKER}")
-        return TargetState(version.split(" on ")[0].split(",")[0], holding, copied_from[0] if copied_from else None)
+        copied_from = _columns(db, MARKER) and db.query_one(f"SELECT source FROM {MARKER}")
+        return TargetState(version.split(" on ")[0], holding, copied_from[0] if copied_from else None)
     finally:
         db.close()
 
@@ -323,14 +320,15 @@ def _insert(db, conn, table: str, columns: list[str], rows: list[tuple]) -> None
 
 
 def _columns(db, table: str) -> list[str]:
-    """The table's columns, in order; on SQLite with its rowid when no INTEGER PRIMARY KEY names it."""
+    """The table's columns, in order (none: no such table); on SQLite with its rowid when no
+    INTEGER PRIMARY KEY names it."""
     if db.dialect == "postgresql":
         return [c for (c,) in db.query(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
             " AND table_name = ? ORDER BY ordinal_position", (table,))]
     info = db.query("SELECT name, type, pk FROM pragma_table_info(?)", (table,))
     keys = [kind.upper() for _, kind, pk in info if pk]
-    return [name for name, _, _ in info] + ([] if keys == ["INTEGER"] else [ROWID])
+    return [name for name, _, _ in info] + ([] if not info or keys == ["INTEGER"] else [ROWID])
 
 
 def _ids_follow(db, conn, table: str) -> None:
