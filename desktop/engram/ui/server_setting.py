@@ -27,7 +27,7 @@ class ServerSetting(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        self.url = QLineEdit(placeholderText="postgresql://me@server:5432/engram")
+        self.url = QLineEdit(placeholderText=self.tr("postgresql://me@server:5432/engram"))
         self.password = QLineEdit(placeholderText=self.tr("password"), echoMode=QLineEdit.Password)
         row.addWidget(self.url, 3)
         row.addWidget(self.password, 1)
