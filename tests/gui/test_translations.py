@@ -32,7 +32,9 @@ KEPT = {"Engram", "Enter", "Shift", "Esc", "Ctrl", "GGUF", "gguf", "Gemma", "Lla
         "GPU", "Markdown", "token", "all", "MiniLM", "English", "user", "session",
         # Settings › Integrations: protocols, other programs and their configuration files, the API's model
         "OpenAI", "API", "MCP", "Claude", "Desktop", "VS", "Code", "Cursor", "claude", "desktop", "config",
-        "json", "vscode", "cursor", "mcp", "engram"}
+        "json", "vscode", "cursor", "mcp", "engram",
+        # Settings › Data › Use a server: the server's name and its address's scheme
+        "PostgreSQL", "pgvector", "postgresql"}
 
 
 def translations_tool():

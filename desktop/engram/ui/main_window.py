@@ -449,6 +449,33 @@ class MainWindow(QMainWindow):
         self.status.set_model_state("loading", self.tr("moving the data folder"))
         self.backend.reopen(move, done)
 
+    def copy_data_to(self, url: str, progress, done) -> None:
+        """Copy the whole store to the server at ``url`` (engram migrate-data) with the data closed
+        meanwhile, then remember the server in the settings (used from the next start; its password
+        in libpq's password file) and reopen; ``done`` gets the counts or the error.
+        ``progress(what, done, total)`` is called off the GUI thread."""
+        if self.turn_controller.busy or not self.backend.ready:
+            done(InvalidInput(self.tr("Engram is busy"),
+                              hint=self.tr("wait for the reply to end (or press Stop), then copy")))
+            return
+        counts = []
+
+        def copy(folder):
+            from engram.core.moving import current_location, migrate_data
+            from engram.core.settings import Settings
+            from engram.core.storage.pgpass import remember_password
+
+            counts.extend(migrate_data(current_location(folder), url, progress))
+            settings = Settings.load()
+            settings.database_url = remember_password(url)
+            settings.save()
+            return folder
+
+        self._health.stop()
+        self.new_chat()
+        self.status.set_model_state("loading", self.tr("copying the data to the server"))
+        self.backend.reopen(copy, lambda outcome: done(outcome if isinstance(outcome, BaseException) else counts))
+
     # -- closing --------------------------------------------------------------------------------
 
     def closeEvent(self, event) -> None:

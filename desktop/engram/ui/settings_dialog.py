@@ -14,10 +14,12 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
 from engram.core.errors import EngramError, ModelError
+from engram.core.storage.pgpass import remember_password
 from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.conversation.preferences import DETAIL_LEVELS
 from engram.ui.language import LANGUAGES
 from engram.ui.notice import Notice
+from engram.ui.server_setting import ServerSetting
 from engram.ui.settings_integrations import ApiHost, IntegrationsPage
 from engram.ui.trigger_words import TriggerWordsEdit
 
@@ -246,7 +248,7 @@ class SettingsDialog(QDialog):
         return prefs
 
     def _data_page(self) -> QWidget:
-        """Where the data folder is, and moving it."""
+        """Where the data folder is, and moving it; or a server instead, and copying the data there."""
         data = QWidget()
         form = QFormLayout(data)
         self.data_dir = QLineEdit()
@@ -268,6 +270,14 @@ class SettingsDialog(QDialog):
         note.setWordWrap(True)
         note.setObjectName("Muted")
         form.addRow(note)
+        self.server = ServerSetting(self.parent(), data)
+        form.addRow(self.tr("Use a server"), self.server)
+        server_note = QLabel(self.tr("PostgreSQL with pgvector keeps one memory for several devices or people. Copy"
+                                     " your data into an empty database there; Engram then uses the server from"
+                                     " its next start. Session files stay in the data folder."))
+        server_note.setWordWrap(True)
+        server_note.setObjectName("Muted")
+        form.addRow(server_note)
         return data
 
     def _choices(self, choices: dict[str, str], tip: str) -> QComboBox:
@@ -347,6 +357,7 @@ class SettingsDialog(QDialog):
                                              " default”) and Save.").format(why=problem.message), "warning")
         self.data_dir.setText(str(engram.data_dir))
         self.config_path.setText(s.path)
+        self.server.load(s.database_url)
         self.integrations.load()
         self.backend.disk(lambda e: e.preferences.get(e.user), returned=self._show_preferences)
 
@@ -368,7 +379,7 @@ class SettingsDialog(QDialog):
                 "system_prompt": self.system_prompt.toPlainText().strip(),
                 "ui_language": self.ui_language.currentData(), "chat_tools": self.tools.currentData(),
                 "recall_triggers_en": self.triggers.words()[0], "recall_triggers_zh": self.triggers.words()[1],
-                "sensitive_details": self.sensitive.currentData()}
+                "sensitive_details": self.sensitive.currentData(), "database_url": self.server.value()}
 
     def preferences(self) -> dict:
         return {"language": self.language.text().strip(), "tone": self.tone.text().strip(),
@@ -401,8 +412,11 @@ class SettingsDialog(QDialog):
 
         # A new embedding model, or the one that did not load (its file may have been put right).
         embedding = values["embedding_model"] != engram.settings.embedding_model or engram.embedding_problem is not None
+        server = self.server.connection()
 
         def write(e):
+            if server:
+                remember_password(server)      # in libpq's password file, not the settings
             changed = {k for k, v in values.items() if getattr(e.settings, k) != v}
             if embedding:
                 e.use_embedding_model(values["embedding_model"])    # ModelError: nothing saved, the one in use stays
@@ -446,6 +460,8 @@ class SettingsDialog(QDialog):
                                   " meanwhile.")
         if "ui_language" in changed:
             note += " " + self.tr("The window speaks its new language when Engram starts again.")
+        if "database_url" in changed:
+            note += " " + self.tr("Engram uses the database you named when it starts again.")
         self.notice.show_message(note, "info")
         self.applied.emit(groups)
 
