@@ -17,13 +17,7 @@ pytestmark = pytest.mark.real_model
 def test_testing_a_server_and_copying_the_data_there(qtbot, open_window, send, isolated_dirs, postgres_url,
                                                      monkeypatch):
     monkeypatch.setenv("PGPASSFILE", str(isolated_dirs / "pgpass"))
-    # Words only (no embedding model): PostgreSQL's vectors come with their own backend (pgvectors);
-    # moving vectors is tested in tests/unit/test_moving.py.
-    broken = isolated_dirs / "broken.gguf"
-    broken.write_bytes(b"GGUF" + b"\0" * 64)
-    (isolated_dirs / "config").mkdir(exist_ok=True)
-    (isolated_dirs / "config" / "settings.json").write_text(json.dumps({"embedding_model": str(broken)}))
-    window = open_window(reply_tokens=4, shared_embedder=False)
+    window = open_window(reply_tokens=4)
     send(window, "Remember the blue door")
     engram = window.backend.engram
     qtbot.waitUntil(lambda: engram.outbox.health().pending == 0 and engram.store.count() >= 1, timeout=30_000)

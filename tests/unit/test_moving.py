@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import psycopg
 import pytest
 
 from engram.core import moving
@@ -78,7 +77,7 @@ def rows(db) -> dict[str, list[tuple]]:
 
 def vectors(db) -> dict[int, bytes]:
     index = moving._vector_index(db, "fake-embedder", "fake-64", 64)
-    return {int(i): v.tobytes() for ids, vecs in moving._each(index, 100) for i, v in zip(ids, vecs)}
+    return {int(i): v.tobytes() for ids, vecs in index.each(100) for i, v in zip(ids, vecs)}
 
 
 def test_a_copy_to_another_sqlite_file_has_the_same_rows_vectors_and_words(filled, tmp_path):
@@ -106,8 +105,7 @@ def test_a_copy_to_another_sqlite_file_has_the_same_rows_vectors_and_words(fille
 
 @pytest.mark.parametrize("filled", [
     "words only",
-    pytest.param("vectors", marks=pytest.mark.xfail(raises=psycopg.errors.SyntaxError, strict=True,
-                                                    reason="PostgreSQL's vectors come with helper pgvectors"))],
+    "vectors"],
     indirect=True)
 def test_sqlite_to_postgresql_and_back_gives_the_same_rows(filled, postgres_url, tmp_path):
     moving.migrate_data(filled, postgres_url)
@@ -117,7 +115,12 @@ def test_sqlite_to_postgresql_and_back_gives_the_same_rows(filled, postgres_url,
     try:
         assert rows(server) == rows(src) == rows(dst)
         if rows(src)["embedding_models"]:
-            assert vectors(dst) == vectors(src)
+            assert vectors(dst) == vectors(src) == vectors(server)
+        # The server finds them by its own word index (and meaning, with vectors).
+        store = MemoryStore(server, FakeEmbedder() if rows(src)["embedding_models"] else None)
+        for mode in ("words", "meaning") if store.embedder else ("words",):
+            hits = store.search("coffee", ALICE, SearchOptions(k=1, mode=mode, kinds=("fact", "preference"))).hits
+            assert [h.memory.text for h in hits] == ["Bart likes coffee now"]
         # The server's identity sequences were moved past the copied ids.
         with server.transaction() as conn:
             conn.execute("INSERT INTO outbox(kind, next_attempt_at, created_at, updated_at) VALUES ('x', '', '', '')")

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,8 +31,9 @@ from engram.core import paths
 from engram.core.errors import DatabaseError, InvalidInput
 from engram.core.memory.records import now_iso
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.vectors.table import VectorIndex
-from engram.core.memory.search.words import index as word_index
+from engram.core.memory.search import words
+from engram.core.memory.search.vectors import index_type
+from engram.core.memory.search.vectors.index import VectorIndex
 from engram.core.settings import Settings
 from engram.core.storage import open_database
 from engram.core.storage.postgres import is_server_url, redacted
@@ -69,6 +71,7 @@ TABLES = (
     Table("preferences", key=None),
     Table("memories", later=("superseded_by",)),
     Table("memory_history"),
+    Table("devices", key=None),
     Table("session_files", key=None),
     Table("session_file_chunks", key="memory_id"),
 )
@@ -92,8 +95,7 @@ def current_location(data_dir: str | os.PathLike | None = None, database_url: st
     """The database Engram opens: a server's URL (``--database-url``, ``ENGRAM_DATABASE_URL``,
     the ``database_url`` setting, in that order), else the data folder's SQLite file."""
     settings = Settings.load(config_dir)
-    url = database_url or os.environ.get("ENGRAM_DATABASE_URL") or settings.database_url
-    if url:
+    if url := paths.database_url(database_url, settings.database_url):
         return url
     return paths.data_dir(data_dir or settings.data_dir or None) / paths.DATABASE_FILE
 
@@ -131,8 +133,8 @@ def check_target(location: str | Path) -> TargetState:
     raises DatabaseError when it cannot be reached."""
     db = open_database(location)
     try:
-        version = db.query_one("SELECT version()" if db.dialect == "postgresql" else
-                               "SELECT 'SQLite ' || sqlite_version()")[0]
+        (version,) = db.query("SELECT version()" if db.dialect == "postgresql" else
+                              "SELECT 'SQLite ' || sqlite_version()")[0]
         holding = tuple(t.name for t in TABLES if db.query_one(f"SELECT 1 FROM {t.name} LIMIT 1"))
         copied_from = _columns(db, MARKER) and db.query_one(f"SELECT source FROM {MARKER}")
         return TargetState(version.split(" on ")[0], holding, copied_from[0] if copied_from else None)
@@ -161,9 +163,9 @@ def _copy(src, dst, source_name: str, progress: Progress) -> list[Count]:
     for table in TABLES:
         _copy_table(src, dst, table, progress)
     models = src.query("SELECT id, name, fingerprint, dimensions FROM embedding_models ORDER BY id")
-    for model in models:
-        _copy_vectors(src, dst, *model, progress)
-    _index_words(dst, progress)
+    for model_id, name, fingerprint, dimensions in models:
+        _copy_vectors(src, dst, model_id, name, fingerprint, dimensions, progress)
+    _index_words(dst, source_name, progress)
     with dst.transaction() as conn:
         for table in TABLES:
             _ids_follow(dst, conn, table.name)
@@ -182,7 +184,8 @@ def _claim(dst, source_name: str) -> None:
     anything else (another store, or the copy of another one)."""
     with dst.transaction() as conn:
         conn.execute(f"CREATE TABLE IF NOT EXISTS {MARKER} ("
-                     " source TEXT PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT)")
+                     " source TEXT PRIMARY KEY, started_at TEXT NOT NULL, words_through BIGINT NOT NULL DEFAULT 0,"
+                     " finished_at TEXT)")
         sources = [s for (s,) in conn.execute(f"SELECT source FROM {MARKER}").fetchall()]
         if sources and sources != [source_name]:
             raise DatabaseError(f"the target holds a copy of another database ({sources[0]})",
@@ -253,35 +256,27 @@ def _copy_vectors(src, dst, model_id: int, name: str, fingerprint: str, dimensio
     total = source.count()
     left = {row[0] for row in target.missing(total + 1)}
     what, done = f"vectors ({name})", total - len(left)
-    for ids, vectors in _each(source, VECTOR_BATCH):
-        keep = np.fromiter((int(i) in left for i in ids), bool, len(ids))
-        if not keep.any():
-            continue
-        ids, vectors = ids[keep], vectors[keep]
-        owners = _scopes(dst, ids.tolist())
-        rows = [(int(i), *owners[int(i)]) for i in ids if int(i) in owners]
-        present = np.array([int(i) in owners for i in ids], bool)
-        with dst.transaction() as conn:
-            target.put(conn, rows, vectors[present])
-        left.difference_update(ids.tolist())
-        done += len(rows)
-        progress(what, done, total)
+    # pgvector builds its graph once over all rows at the end: many times faster than row by row.
+    with getattr(target, "loading", nullcontext)():
+        for ids, vectors in source.each(VECTOR_BATCH):
+            keep = np.fromiter((int(i) in left for i in ids), bool, len(ids))
+            if not keep.any():
+                continue
+            ids, vectors = ids[keep], vectors[keep]
+            owners = _scopes(dst, ids.tolist())
+            rows = [(int(i), *owners[int(i)]) for i in ids if int(i) in owners]
+            present = np.array([int(i) in owners for i in ids], bool)
+            with dst.transaction() as conn:
+                target.put(conn, rows, vectors[present])
+            left.difference_update(ids.tolist())
+            done += len(rows)
+            progress(what, done, total)
     progress(what, total - len(left), total)
 
 
 def _vector_index(db, name: str, fingerprint: str, dimensions: int) -> VectorIndex:
-    """The database's index of one model's vectors (the one place that chooses it, by the
-    database's dialect, once both backends have one)."""
-    return VectorIndex(db, name, fingerprint, dimensions)
-
-
-def _each(index: VectorIndex, batch: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Every vector of the index as (memory ids, vectors), a batch at a time. SQLite's are read per
-    user from vec0's own storage, as the mirror loads them (``VectorIndex.each`` replaces this)."""
-    users = [u for (u,) in index.db.query("SELECT DISTINCT user FROM memories")]
-    with index.db.snapshot() as conn:
-        for user in users:
-            yield from index.mirror._all(conn, user, batch)
+    """The database's index of one model's vectors."""
+    return index_type(db)(db, name, fingerprint, dimensions)
 
 
 def _scopes(db, ids: list[int]) -> dict[int, tuple[Scope, str]]:
@@ -296,15 +291,27 @@ def _scopes(db, ids: list[int]) -> dict[int, tuple[Scope, str]]:
     return found
 
 
-def _index_words(db, progress: Progress) -> None:
-    """Make every user's word index on the target from their memories, with the target's own code."""
-    if db.dialect != "sqlite":
-        return   # PostgreSQL's word index (its migration 2) is not there yet: nothing to fill
-    users = [u for (u,) in db.query("SELECT DISTINCT user FROM memories ORDER BY user")]
-    for done, user in enumerate(users, 1):
+def _index_words(db, source_name: str, progress: Progress) -> None:
+    """Index every memory's words on the target, with the target's own word-index code. SQLite
+    makes each user's FTS5 table from all of their memories at once (one transaction per user, so
+    a user is done or not); PostgreSQL indexes the memories it is given, here in id order in
+    batches that commit with how far they came."""
+    index = words.for_database(db)
+    if db.dialect == "sqlite":
+        users = [u for (u,) in db.query("SELECT DISTINCT user FROM memories ORDER BY user")]
+        for done, user in enumerate(users, 1):
+            index.warm(db, user)
+            progress("word indexes", done, len(users))
+        return
+    through = db.query_one(f"SELECT words_through FROM {MARKER} WHERE source = ?", (source_name,))[0]
+    total = db.query_one("SELECT count(*) FROM memories")[0]
+    done = db.query_one("SELECT count(*) FROM memories WHERE id <= ?", (through,))[0]
+    while rows := db.query("SELECT id, user, text FROM memories WHERE id > ? ORDER BY id LIMIT ?", (through, BATCH)):
         with db.transaction() as conn:
-            word_index.made(conn, user)
-        progress("word indexes", done, len(users))
+            index.index(conn, rows)
+            conn.execute(f"UPDATE {MARKER} SET words_through = ? WHERE source = ?", (rows[-1][0], source_name))
+        through, done = rows[-1][0], done + len(rows)
+        progress("word index", done, total)
 
 
 def _insert(db, conn, table: str, columns: list[str], rows: list[tuple]) -> None:

@@ -55,7 +55,7 @@ def remember_password(url: str) -> str:
         return bare
     info = conninfo_to_dict(url)
     user = info.get("user") or getpass.getuser()
-    server = ":".join(_field(v) for v in (info.get("host") or "localhost", info.get("port") or "5432",
+    server = ":".join(_field(str(v)) for v in (info.get("host") or "localhost", info.get("port") or "5432",
                                           info.get("dbname") or user, user))
     path = password_file()
     try:
