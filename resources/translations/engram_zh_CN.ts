@@ -366,6 +366,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>重试</translation>
     </message>
     <message>
+        <source>&lt;b&gt;This chat&apos;s files are on {device}.&lt;/b&gt; Open the chat there to read or change them; what they say is recalled here too.</source>
+        <translation>&lt;b&gt;此对话的文件在 {device} 上。&lt;/b&gt;请在那台设备上打开此对话来查看或修改它们；这里仍能回忆起文件中的内容。</translation>
+    </message>
+    <message>
         <source>{name} · saved</source>
         <translation>{name} · 已保存</translation>
     </message>
@@ -634,6 +638,14 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Chat deleted, with the memories taken from it</source>
         <translation>对话及其产生的记忆已删除</translation>
+    </message>
+    <message>
+        <source>wait for the reply to end (or press Stop), then copy</source>
+        <translation>请等回复结束（或按“停止”）后再复制</translation>
+    </message>
+    <message>
+        <source>copying the data to the server</source>
+        <translation>正在把数据复制到服务器</translation>
     </message>
     <message>
         <source>Engram is still starting; your message is still in the box.</source>
@@ -1330,6 +1342,65 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
 </context>
 <context>
+    <name>ServerSetting</name>
+    <message>
+        <source>postgresql://me@server:5432/engram</source>
+        <translation>postgresql://me@server:5432/engram</translation>
+    </message>
+    <message>
+        <source>password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <source>Test connection</source>
+        <translation>测试连接</translation>
+    </message>
+    <message>
+        <source>Copy my data there…</source>
+        <translation>把我的数据复制过去…</translation>
+    </message>
+    <message>
+        <source>Write the server&apos;s address as postgresql://user@host:port/database.</source>
+        <translation>请按 postgresql://用户@主机:端口/数据库 的格式填写服务器地址。</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>Connected to {server}. The database is empty: your data can be copied there.</source>
+        <translation>已连接到 {server}。数据库是空的：可以把你的数据复制过去。</translation>
+    </message>
+    <message>
+        <source>Connected to {server}. It holds a copy of {source}: copying again goes on with it.</source>
+        <translation>已连接到 {server}。它存有 {source} 的副本：再次复制会接着上次继续。</translation>
+    </message>
+    <message>
+        <source>Connected to {server}. It already holds data, so Engram will not copy into it: create a new database for your copy.</source>
+        <translation>已连接到 {server}。它已经存有数据，Engram 不会复制进去：请为你的副本新建一个数据库。</translation>
+    </message>
+    <message>
+        <source>Copy all of Engram&apos;s data (chats, memories, files&apos; index, preferences) to the server?
+
+The chat is paused while it is copied and counted. Engram keeps this data as it is.</source>
+        <translation>把 Engram 的全部数据（对话、记忆、文件索引、偏好）复制到服务器吗？
+
+复制和核对期间对话会暂停。本机的数据保持原样。</translation>
+    </message>
+    <message>
+        <source>Copy my data to a server</source>
+        <translation>把我的数据复制到服务器</translation>
+    </message>
+    <message>
+        <source>Copying…</source>
+        <translation>正在复制…</translation>
+    </message>
+    <message>
+        <source>Copied and counted: {memories} memories and everything else are on the server. Engram uses the server from its next start.</source>
+        <translation>已复制并核对：{memories} 条记忆及其他所有数据都已在服务器上。Engram 下次启动时开始使用服务器。</translation>
+    </message>
+</context>
+<context>
     <name>SessionsPanel</name>
     <message>
         <source>just now</source>
@@ -1687,6 +1758,26 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>集成</translation>
     </message>
     <message>
+        <source> days</source>
+        <translation> 天</translation>
+    </message>
+    <message>
+        <source>Among memories that match alike, newer ones come first: a memory&apos;s newness counts half after this many days.</source>
+        <translation>匹配程度相近的记忆中，较新的排在前面：一条记忆过了这么多天，其新近程度只算一半。</translation>
+    </message>
+    <message>
+        <source>Newer first (half-life)</source>
+        <translation>新的优先（半衰期）</translation>
+    </message>
+    <message>
+        <source>Use a server</source>
+        <translation>使用服务器</translation>
+    </message>
+    <message>
+        <source>PostgreSQL with pgvector keeps one memory for several devices or people. Copy your data into an empty database there; Engram then uses the server from its next start. Session files stay in the data folder.</source>
+        <translation>PostgreSQL（配合 pgvector）可让多台设备或多个人共用一份记忆。把你的数据复制到那里的一个空数据库中；Engram 下次启动时便开始使用服务器。会话文件仍留在数据文件夹中。</translation>
+    </message>
+    <message>
         <source>Engram&apos;s data is not open, so only the data folder can be changed.</source>
         <translation>Engram 的数据没有打开，因此只能更改数据文件夹。</translation>
     </message>
@@ -1725,6 +1816,10 @@ Its messages, its context records and the memories taken from it are forgotten f
     <message>
         <source>The embedding model is in use now; memories it has not embedded yet are embedded in the background (the status bar counts them) and found by their words meanwhile.</source>
         <translation>嵌入模型已启用；尚未嵌入的记忆会在后台完成嵌入（状态栏会显示数量），在此期间仍可按关键词查找。</translation>
+    </message>
+    <message>
+        <source>Engram uses the database you named when it starts again.</source>
+        <translation>Engram 再次启动时会使用你指定的数据库。</translation>
     </message>
     <message>
         <source>Move the data folder to (an empty folder)</source>
