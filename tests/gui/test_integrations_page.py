@@ -60,7 +60,7 @@ def test_the_api_runs_beside_the_window_while_the_page_says_so(qtbot, open_windo
 
     page.enabled.setChecked(False)
     qtbot.waitUntil(lambda: window.api.now[0] == "off", timeout=20_000)
-    assert page.address.text() == "Off"
+    qtbot.waitUntil(lambda: page.address.text() == "Off")     # the page hears of it through a queued signal
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/v1/models")
 

@@ -55,6 +55,7 @@ def test_traditional_chinese_is_indexed_and_searched_as_simplified(traditional, 
     assert query_terms(traditional) == query_terms(simplified)
 
 
+@pytest.mark.both_backends
 def test_traditional_and_simplified_find_each_other(store):
     taiwan = store.add("我們在臺灣的記憶", ALICE)
     memory = store.add("我的记忆力不太好", ALICE)
@@ -62,6 +63,7 @@ def test_traditional_and_simplified_find_each_other(store):
     assert {i for i, _ in ranked(store, "記憶")} == {taiwan.id, memory.id}
 
 
+@pytest.mark.both_backends
 def test_mixed_script_text_is_found_by_each_part(store):
     bart = store.add("Bart在圣诞节晚会上跳舞", ALICE)
     code = store.add("我用Python写代码", ALICE)
@@ -93,6 +95,7 @@ def test_chinese_function_words_stay_in_documents_and_in_queries_of_nothing_else
     assert query_terms("帮我一下") == ["帮我", "我一", "一下"]
 
 
+@pytest.mark.both_backends
 def test_a_request_is_not_found_by_its_opening_words_alone(store):
     leave = store.add("帮我写一封请假邮件", ALICE, "message")
     cake = store.add("生日蛋糕要提前一天订", ALICE, "message")
@@ -189,18 +192,21 @@ def test_common_terms_still_score_what_rare_ones_find(store, talk):
     assert hits == pytest.approx({memory_id: plain[memory_id] for memory_id in hits})
 
 
+@pytest.mark.both_backends
 def test_a_query_of_only_common_terms_still_finds_them(store, talk, monkeypatch):
     monkeypatch.setattr(words, "COMMON_AT_LEAST", 2)   # "museum" too
     assert set(dict(ranked(store, "museum hiking"))) == {talk["museum trip, no hiking"], talk["the museum was closed"]}
     assert set(dict(ranked(store, "hiking"))) == {talk[t] for t in talk if "hiking" in t}
 
 
+@pytest.mark.both_backends
 def test_word_matches_stay_inside_the_scope(store, talk):
     bob = {memory_id for memory_id, in store.db.query("SELECT id FROM memories WHERE user = 'bob'")}
     assert not bob & set(dict(ranked(store, "museum hiking")))
     assert set(dict(ranked(store, "museum hiking", Scope(user="bob")))) == bob
 
 
+@pytest.mark.both_backends
 def test_matches_are_found_behind_better_ones_of_other_users(store):
     for n in range(6):   # bob's matches are better, and fill the best few of all
         store.add("tuna " * 3, Scope(user="bob", session=f"s{n}"), "message")
@@ -208,6 +214,7 @@ def test_matches_are_found_behind_better_ones_of_other_users(store):
     assert [i for i, _ in store.words.ranked(store.db, "tuna", ALICE, SearchOptions(mode="words", candidates=1))] == [mine.id]
 
 
+@pytest.mark.both_backends
 def test_a_long_message_finds_a_memory_by_a_rare_word_at_its_end(store):
     for n in range(5):
         store.add(f"some chat about the weather and the garden, day {n}", ALICE)

@@ -241,6 +241,8 @@ class PostgresWords:
             if progress and rows:
                 progress(done, max(total, done))
             if len(rows) < batch:
+                if done:   # the planner's statistics of what many rows changed (autovacuum would, in a minute)
+                    db.execute("ANALYZE memory_words, word_counts, word_users")
                 return done
 
 
