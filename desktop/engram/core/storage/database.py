@@ -17,7 +17,7 @@ import sqlite_vec
 
 from engram.core.errors import DatabaseError, DataDirError
 from engram.core.storage.changes import ChangeFeed, DataVersionWatch
-from engram.core.storage.migrations import MIGRATIONS, owner_token
+from engram.core.storage.migrations import MIGRATIONS, owner_token, pending
 from engram.core.memory.search.words.tokens import index_terms
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -114,16 +114,10 @@ class Database:
                 " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
             )
             done = {v for (v,) in self.conn.execute("SELECT version FROM schema_migrations")}
-            newest = max((m.version for m in MIGRATIONS), default=0)
-            if done and max(done) > newest:
-                raise DatabaseError(
-                    f"the database was written by a newer Engram (schema {max(done)} > {newest})",
-                    hint="update Engram, or open another data folder")
-            for migration in MIGRATIONS:
-                if migration.version not in done:
-                    self.conn.execute(migration.sql)
-                    self.conn.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)",
-                                      (migration.version, migration.name))
+            for migration in pending(MIGRATIONS, done, hint="update Engram, or open another data folder"):
+                self.conn.execute(migration.sql)
+                self.conn.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)",
+                                  (migration.version, migration.name))
 
     @contextmanager
     def transaction(self) -> Iterator[apsw.Connection]:

@@ -9,12 +9,23 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from engram.core.errors import DatabaseError
+
 
 @dataclass(frozen=True)
 class Migration:
     version: int
     name: str
     sql: str
+
+
+def pending(migrations: list[Migration], done: set[int], hint: str) -> list[Migration]:
+    """The migrations a database whose applied versions are ``done`` still needs, in order; a
+    database written by a newer Engram (a version this one does not know) is refused."""
+    newest = max((m.version for m in migrations), default=0)
+    if done and max(done) > newest:
+        raise DatabaseError(f"the database was written by a newer Engram (schema {max(done)} > {newest})", hint=hint)
+    return [m for m in migrations if m.version not in done]
 
 
 MIGRATIONS: list[Migration] = [

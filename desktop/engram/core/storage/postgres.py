@@ -40,6 +40,7 @@ import psycopg_pool
 
 from engram.core.errors import DatabaseError
 from engram.core.storage.changes import ChangeFeed
+from engram.core.storage.migrations import pending
 from engram.core.storage.postgres_migrations import MIGRATIONS
 
 log = logging.getLogger(__name__)
@@ -244,16 +245,10 @@ class PostgresDatabase:
                              " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
                              " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
             done = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
-            newest = max((m.version for m in MIGRATIONS), default=0)
-            if done and max(done) > newest:
-                raise DatabaseError(
-                    f"the database was written by a newer Engram (schema {max(done)} > {newest})",
-                    hint="update Engram, or point it at another database")
-            for migration in MIGRATIONS:
-                if migration.version not in done:
-                    conn.raw.execute(migration.sql)
-                    conn.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)",
-                                 (migration.version, migration.name))
+            for migration in pending(MIGRATIONS, done, hint="update Engram, or point it at another database"):
+                conn.raw.execute(migration.sql)
+                conn.execute("INSERT INTO schema_migrations(version, name) VALUES (?, ?)",
+                             (migration.version, migration.name))
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
