@@ -146,6 +146,8 @@ class Run:
         stored = self.store.add_many(items, actor="system")
         self.ingest_seconds += time.perf_counter() - started
         self.memories += len(items)
+        if self.backends is not None:   # the statistics autovacuum gathers within a minute of a load
+            self.db.execute("ANALYZE")
         return stored
 
     def search(self, mode: str, options: SearchOptions, query: str, scope: Scope):
