@@ -444,10 +444,7 @@ class MainWindow(QMainWindow):
             settings.save()
             return moved
 
-        self._health.stop()
-        self.new_chat()
-        self.status.set_model_state("loading", self.tr("moving the data folder"))
-        self.backend.reopen(move, done)
+        self._with_data_closed(move, self.tr("moving the data folder"), done)
 
     def copy_data_to(self, url: str, progress, done) -> None:
         """Copy the whole store to the server at ``url`` (engram migrate-data) with the data closed
@@ -471,10 +468,15 @@ class MainWindow(QMainWindow):
             settings.save()
             return folder
 
+        self._with_data_closed(copy, self.tr("copying the data to the server"),
+                               lambda outcome: done(outcome if isinstance(outcome, BaseException) else counts))
+
+    def _with_data_closed(self, work, what: str, done) -> None:
+        """Close the data, run ``work(folder)`` off the GUI thread (the status says ``what``), reopen."""
         self._health.stop()
         self.new_chat()
-        self.status.set_model_state("loading", self.tr("copying the data to the server"))
-        self.backend.reopen(copy, lambda outcome: done(outcome if isinstance(outcome, BaseException) else counts))
+        self.status.set_model_state("loading", what)
+        self.backend.reopen(work, done)
 
     # -- closing --------------------------------------------------------------------------------
 
