@@ -38,7 +38,7 @@ M, EF_CONSTRUCTION = 16, 64     # pgvector's defaults: the graph's links per nod
 EF_SEARCH = 200                 # candidates a search keeps (at least k)
 HNSW_SHARE = 0.2                # a user's share of the table from which the graph serves them (see above)
 MAX_SCAN_TUPLES = 50_000        # index rows an iterative scan visits at most, looking for the user's rows
-BUILD_MEMORY = "1GB"            # maintenance_work_mem for (re)building the index: the graph fits, building is fast
+BYTES_PER_NODE = 1024           # the graph's memory per row beyond its vector (links, element), with room
 
 
 class PgVectorIndex(VectorIndex):
@@ -58,6 +58,20 @@ class PgVectorIndex(VectorIndex):
             " user TEXT NOT NULL, kind TEXT NOT NULL, session TEXT NOT NULL, agent TEXT NOT NULL,"
             f" application TEXT NOT NULL, embedding vector({self.dimensions}) NOT NULL)")
         conn.execute(f"CREATE INDEX IF NOT EXISTS {self.table}_by_user ON {self.table}(user)")
+        self._build_graph(conn)
+
+    def _build_graph(self, conn) -> None:
+        """Build the HNSW index if it is missing, with memory for the whole graph: pgvector builds
+        in memory while the graph fits and falls back to page-by-page inserts after, many times
+        slower (a 1M x 384 graph takes about 2.5 GB; the server's default is 64 MB). The server's
+        own setting is kept when larger."""
+        if conn.execute("SELECT to_regclass(?)", (f"{self.table}_hnsw",)).fetchone()[0] is not None:
+            return
+        rows = conn.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0]
+        need = rows * (4 * self.dimensions + BYTES_PER_NODE) // 2**20 + 64
+        have = conn.execute("SELECT setting::bigint * 1024 / 1048576 FROM pg_settings"
+                            " WHERE name = 'maintenance_work_mem'").fetchone()[0]
+        conn.execute("SELECT set_config('maintenance_work_mem', ?, true)", (f"{max(need, have)}MB",))
         conn.execute(self._graph_sql())
 
     def _graph_sql(self) -> str:
@@ -146,8 +160,7 @@ class PgVectorIndex(VectorIndex):
             yield
         finally:
             with self.db.transaction() as conn:
-                conn.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
-                conn.execute(self._graph_sql())
+                self._build_graph(conn)
                 conn.execute(f"ANALYZE {self.table}")
 
     @staticmethod
