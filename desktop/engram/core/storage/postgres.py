@@ -225,12 +225,19 @@ class PostgresDatabase:
         try:
             connect_timeout_s = connect_timeout_s or int(
                 psycopg.conninfo.conninfo_to_dict(url).get("connect_timeout") or CONNECT_TIMEOUT_S)
+            # One connection first: the pool retries quietly until its timeout and then says only
+            # that it timed out; this one says why (no such host, a wrong or missing password).
+            psycopg.connect(url, connect_timeout=connect_timeout_s).close()
             self._pool = psycopg_pool.ConnectionPool(
                 url, min_size=1, max_size=POOL_SIZE, open=True, timeout=connect_timeout_s,
                 kwargs={"autocommit": True, "connect_timeout": connect_timeout_s})
             self._pool.wait(timeout=connect_timeout_s)
             self._listener = ChangeListener(url, self._token, self._heard_commit, connect_timeout_s)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
+            if "password" in str(e):
+                raise DatabaseError(f"the PostgreSQL server at {redacted(url)} refused the login: {e}",
+                                    hint="give the login's password in ~/.pgpass (where Settings → Data keeps"
+                                         " it), in PGPASSWORD, or in the URL") from None
             raise DatabaseError(f"cannot reach the PostgreSQL server at {redacted(url)}: {e}",
                                 hint="check the server is running and the URL (database_url,"
                                      " ENGRAM_DATABASE_URL or --database-url)") from None
