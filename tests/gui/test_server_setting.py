@@ -49,6 +49,7 @@ def test_testing_a_server_and_copying_the_data_there(qtbot, open_window, send, i
     assert "Copied and counted" in server.state.text(), server.state.text()
     assert "memories" in seen and not server.progress.isVisible()
     qtbot.waitUntil(lambda: window.backend.ready, timeout=20_000)   # the data is open again
+    assert window.backend.engram.db.dialect == "postgresql"          # and now on the server
     saved = json.loads((isolated_dirs / "config" / "settings.json").read_text())
     assert saved["database_url"] == postgres_url.replace("postgres:@", "postgres@")   # no password in it
     pgpass = isolated_dirs / "pgpass"

@@ -448,8 +448,8 @@ class MainWindow(QMainWindow):
 
     def copy_data_to(self, url: str, progress, done) -> None:
         """Copy the whole store to the server at ``url`` (engram migrate-data) with the data closed
-        meanwhile, then remember the server in the settings (used from the next start; its password
-        in libpq's password file) and reopen; ``done`` gets the counts or the error.
+        meanwhile, then remember the server in the settings (its password in libpq's password file)
+        and reopen the data there; ``done`` gets the counts or the error.
         ``progress(what, done, total)`` is called off the GUI thread."""
         if self.turn_controller.busy or not self.backend.ready:
             done(InvalidInput(self.tr("Engram is busy"),

@@ -107,7 +107,7 @@ class ServerSetting(QWidget):
             return
         counts = sum(c.target for c in result if c.what == "memories")
         self._say(self.tr("Copied and counted: {memories} memories and everything else are on the server."
-                          " Engram uses the server from its next start.").format(memories=counts))
+                          " Engram keeps its memory there now.").format(memories=counts))
         self.copied.emit(url)
 
     def _show_progress(self, what: str, done: int, total: int) -> None:
