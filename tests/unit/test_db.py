@@ -90,3 +90,17 @@ def test_each_users_word_index_is_made_from_their_memories_after_upgrading(tmp_p
     assert [h.memory.id for h in store.search("peanuts", Scope(user="bob"), words).hits] == [2]
     assert [h.memory.id for h in store.search("still", Scope(user="bob"), words).hits] == [2]
     assert store.search("peanuts", Scope(), words).hits == []   # the empty user holds nothing
+
+
+@pytest.mark.both_backends
+def test_a_deleted_memory_is_unlinked_from_those_it_superseded_by_an_index(db):
+    """Deleting a memory clears ``superseded_by`` where it names it (ON DELETE SET NULL); without
+    the index each delete read every memory (1,000 deletes at a million: minutes)."""
+    unlink = "UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?"
+    if db.dialect == "sqlite":
+        plan = " ".join(str(row[-1]) for row in db.query("EXPLAIN QUERY PLAN " + unlink, (1,)))
+    else:
+        with db.transaction() as conn:
+            conn.execute("SET LOCAL enable_seqscan = off")    # an empty table: the scan would be cheapest
+            plan = " ".join(row[0] for row in conn.execute("EXPLAIN " + unlink, (1,)).fetchall())
+    assert "memories_superseded_by" in plan, plan
