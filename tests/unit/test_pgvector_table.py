@@ -1,6 +1,6 @@
 """pgvector's own choices: a user holding much of a model's table is searched through the HNSW
-graph, the others exactly, both giving the true nearest rows of their user only; a login that may
-not install the extension is told who can."""
+graph (even where the planner would scan every row), the others exactly, both giving the true
+nearest rows of their user only; a login that may not install the extension is told who can."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ def test_big_users_go_through_the_graph_small_ones_exactly_both_find_the_true_ne
         assert index._share(conn, "alice") == 0.0   # not analysed yet: every user exactly
     db.execute(f"ANALYZE {index.table}")
     with db.transaction() as conn:
+        assert index._share(conn, "alice") == 0.0   # the statistics as read a moment ago (once a minute)
+    index = model(db)   # as the next Engram to open the table reads them
+    with db.transaction() as conn:
         assert index._share(conn, "alice") >= HNSW_SHARE > index._share(conn, "bob") > 0
         assert index._share(conn, "carol") == 0.0
     for user, ids, rows in (("alice", alice_ids, alice_rows), ("bob", bob_ids, bob_rows)):
@@ -32,6 +35,26 @@ def test_big_users_go_through_the_graph_small_ones_exactly_both_find_the_true_ne
             found = [i for i, _ in index.nearest(query, Scope(user=user), (), 10)]
             reference = exact(query, ids, rows)
             assert set(found) == set(sorted(reference, key=reference.get)[:10])
+    db.close()
+
+
+def test_a_user_holding_the_whole_table_is_served_by_the_graph_and_never_sees_another_users_rows(postgres_url):
+    db = open_database(postgres_url)
+    index = model(db)
+    alice_ids, alice_rows = remember(db, index, Scope(user="alice"), 300, seed=4)
+    db.execute(f"ANALYZE {index.table}")   # alice holds every row
+    bob_ids, bob_rows = remember(db, index, Scope(user="bob"), 20, seed=5)   # after it: still alice's alone
+    with db.transaction() as conn:
+        assert index._share(conn, "alice") == 1.0
+        statement, params = index._search(conn, bob_rows[0], Scope(user="alice"), (), 10)
+        plan = "\n".join(row[0] for row in index.typed(conn).execute(f"EXPLAIN {statement}", params))
+    assert f"Index Scan using {index.table}_hnsw" in plan
+    for query in bob_rows[:5]:   # bob's own vectors: his rows are the nearest of all
+        found = [i for i, _ in index.nearest(query, Scope(user="alice"), (), 10)]
+        reference = exact(query, alice_ids, alice_rows)
+        assert set(found) == set(sorted(reference, key=reference.get)[:10])
+    found = [i for i, _ in index.nearest(bob_rows[0], Scope(user="bob"), (), 10)]
+    assert found[0] == bob_ids[0] and set(found) <= set(bob_ids)
     db.close()
 
 

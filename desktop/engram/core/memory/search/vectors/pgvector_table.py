@@ -8,10 +8,16 @@ own memory, shared by every Engram that uses it.
 Two ways to the nearest rows, chosen per search by the user's share of the table (the planner's
 statistics of the user column, kept by autovacuum):
 - a user holding at least ``HNSW_SHARE`` of the table is searched through the HNSW index (cosine),
-  read with pgvector's iterative scan (0.8): when the first ``hnsw.ef_search`` candidates hold
-  too few of the user's rows (another scope, another kind), the scan goes on instead of
-  returning fewer (tests/bench/hnsw_recall.py: 99.75% of the true 10 on 21.5k real e5 vectors of
-  one person, ef_search 200);
+  always: sorting is off for the search, so the graph is the one way left to rows in order (on a
+  small table the planner's costs favour reading the user's rows and sorting them). It is read with
+  pgvector's iterative scan (0.8) keeping candidates (``hnsw.ef_search``) for k of the user's rows
+  in one pass: k / share and half as many again, at least 200. When they hold too few (another
+  scope, another kind, deleted rows) the scan goes on with a second pass: for the 200 nearest of one
+  person's 100k (tests/bench/scale.py --vectors locomo, 1,000 rows of another deleted), ef_search
+  200 read 7,260 pages, 300 read 5,873 and found as many of the true 10 (99.3%; 220: 4,628 pages,
+  98.5%). Of the true 10 it finds 99.75% on 21.5k real e5 vectors of one person
+  (tests/bench/hnsw_recall.py); random vectors, where all distances are alike, are the graph's worst
+  case (24%);
 - any other user exactly: their rows through the (user) index, every distance computed, sorted.
   The graph is no use to them: measured on 100k vectors of 100 users (tests/bench/scale.py's
   data), an HNSW search for one user's 200 nearest took 250–640 ms and found 45% of the true
@@ -24,6 +30,8 @@ Vectors travel as numpy arrays in pgvector's binary format (the ``pgvector`` pac
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -35,9 +43,11 @@ from engram.core.memory.scope import Scope
 from engram.core.memory.search.vectors.index import EACH_BATCH, VectorIndex, model_ids
 
 M, EF_CONSTRUCTION = 16, 64     # pgvector's defaults: the graph's links per node, and its build's breadth
-EF_SEARCH = 200                 # candidates a search keeps (at least k)
+EF_SEARCH = 200                 # candidates a search keeps at least (more for a larger k or a smaller share)
+EF_MARGIN = 1.5                 # candidates beyond k / share: rows of another scope or deleted met on the way
 HNSW_SHARE = 0.2                # a user's share of the table from which the graph serves them (see above)
 MAX_SCAN_TUPLES = 50_000        # index rows an iterative scan visits at most, looking for the user's rows
+SHARES_FOR_S = 60               # seconds the users' shares read from the statistics are used
 BYTES_PER_NODE = 1024           # the graph's memory per row beyond its vector (links, element), with room
 
 
@@ -48,6 +58,8 @@ class PgVectorIndex(VectorIndex):
         super().__init__(db, model_name, fingerprint, dimensions)
         with db.transaction() as conn:
             self._vector_type = TypeInfo.fetch(conn.raw, "vector")
+        self._shares: dict[str, float] = {}     # user: share of the table (see _share)
+        self._shares_read = -math.inf
 
     def _create(self, conn) -> None:
         # Two Engrams starting at once: one creates, the other finds it made.
@@ -98,6 +110,16 @@ class PgVectorIndex(VectorIndex):
         query = np.asarray(vector, np.float32).reshape(-1)
         if not np.any(query) or k <= 0:
             return []   # a zero query vector (no known token) has no direction
+        with self.db.transaction() as conn:
+            with conn.raw.pipeline():   # the way's settings and the search in one round trip
+                cursor = self.typed(conn).execute(*self._search(conn, query, scope, kinds, k))
+            rows = cursor.fetchall()
+        # An iterative scan in relaxed order may return a slightly later row first: sort again.
+        return sorted(((memory_id, float(distance)) for memory_id, distance in rows), key=lambda hit: (hit[1], hit[0]))
+
+    def _search(self, conn, query: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[str, tuple]:
+        """The statement finding the scope's nearest k, its way chosen by the user's share and
+        set for the rest of ``conn``'s transaction; and its parameters."""
         clause, params = ["user = ?"], [scope.user]   # the empty user is a user like any other
         for name in ("session", "agent", "application"):
             if value := getattr(scope, name):
@@ -106,28 +128,31 @@ class PgVectorIndex(VectorIndex):
         if kinds:
             clause.append(f"kind IN ({','.join('?' * len(kinds))})")
             params.extend(kinds)
-        with self.db.transaction() as conn:
-            if self._share(conn, scope.user) >= HNSW_SHARE:
-                conn.execute("SELECT set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan',"
-                             " 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ?, true)",
-                             (str(min(max(k, EF_SEARCH), 1000)), str(MAX_SCAN_TUPLES)))
-            else:   # no index scan (neither graph nor btree): a bitmap of the user's rows, then a sort
-                conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
-            # An iterative scan in relaxed order may return a slightly later row first: sort again.
-            rows = self.typed(conn).execute(
-                f"WITH found AS MATERIALIZED (SELECT memory_id, embedding <=> ? AS distance FROM {self.table}"
-                f" WHERE {' AND '.join(clause)} ORDER BY distance LIMIT ?)"
-                " SELECT memory_id, distance FROM found ORDER BY distance, memory_id", (query, *params, k)).fetchall()
-        return [(memory_id, float(distance)) for memory_id, distance in rows]
+        share = self._share(conn, scope.user)
+        if share >= HNSW_SHARE:
+            # No sorting, so through the graph; candidates for k of the user's rows in one pass.
+            ef = min(max(EF_SEARCH, math.ceil(k * EF_MARGIN / share)), 1000)
+            conn.execute("SELECT set_config('enable_sort', 'off', true), set_config('hnsw.ef_search', ?, true),"
+                         " set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                         " set_config('hnsw.max_scan_tuples', ?, true)", (str(ef), str(MAX_SCAN_TUPLES)))
+        else:   # no index scan (neither graph nor btree): a bitmap of the user's rows, then a sort
+            conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
+        return (f"SELECT memory_id, embedding <=> ? AS distance FROM {self.table} WHERE {' AND '.join(clause)}"
+                " ORDER BY distance LIMIT ?", (query, *params, k))
 
     def _share(self, conn, user: str) -> float:
         """The user's share of the table's rows as the planner's statistics have it; 0 for a user
-        who is not among the most common values, or before the table was first analysed."""
-        row = conn.execute(
-            "SELECT most_common_freqs[array_position(most_common_vals::text::text[], ?)] FROM pg_stats"
-            " WHERE schemaname = ANY(current_schemas(false)) AND tablename = ? AND attname = 'user'",
-            (user, self.table)).fetchone()
-        return (row[0] or 0.0) if row else 0.0
+        who is not among the most common values, or before the table was first analysed. The
+        statistics change only when the table is analysed, and reading them through pg_stats
+        (the view a login that is not a superuser may read) took 9 ms of a search on a busy
+        server: they are read once for every user, again after ``SHARES_FOR_S``."""
+        if time.monotonic() - self._shares_read > SHARES_FOR_S:
+            row = conn.execute("SELECT most_common_vals::text::text[], most_common_freqs FROM pg_stats"
+                               " WHERE schemaname = ANY(current_schemas(false)) AND tablename = ?"
+                               " AND attname = 'user'", (self.table,)).fetchone()
+            self._shares = dict(zip(*row)) if row and row[0] else {}
+            self._shares_read = time.monotonic()
+        return self._shares.get(user, 0.0)
 
     def count(self) -> int:
         return self.db.query_one(f"SELECT count(*) FROM {self.table}")[0]
@@ -162,6 +187,7 @@ class PgVectorIndex(VectorIndex):
             with self.db.transaction() as conn:
                 self._build_graph(conn)
                 conn.execute(f"ANALYZE {self.table}")
+            self._shares_read = -math.inf
 
     @staticmethod
     def remove_everywhere(conn, memory_ids: Sequence[int]) -> None:
