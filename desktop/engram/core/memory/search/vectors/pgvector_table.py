@@ -106,7 +106,7 @@ class PgVectorIndex(VectorIndex):
         if kinds:
             clause.append(f"kind IN ({','.join('?' * len(kinds))})")
             params.extend(kinds)
-        with self.db.transaction() as conn:
+        with self.db.pipelined() as conn:   # BEGIN with the share, the settings with the query
             if self._share(conn, scope.user) >= HNSW_SHARE:
                 conn.execute("SELECT set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan',"
                              " 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ?, true)",
