@@ -46,6 +46,7 @@ from weakref import WeakKeyDictionary
 
 import apsw
 
+from engram.core.memory.search.words import tokens
 from engram.core.memory.search.words.bm25 import filters
 from engram.core.memory.search.words.index import REINDEX_BATCH, TOKENIZER
 from engram.core.memory.search.words.okapi import B, K1, idf_sql
@@ -106,7 +107,9 @@ def query_keys(user: str, term: str) -> list[int]:
 # The user's statistics (u), the scored keys their memories hold with each one's count and idf (q),
 # and the memories holding any of the matching keys by BM25 over the scored keys: for each scored
 # key, the GIN index finds the memories that hold it among those, and its count in each is 1 and
-# its repeats. One statement, so one moment: the scores are of the statistics read beside them.
+# its repeats, unless a key is held by more memories than the last parameter says (then nothing is
+# scored: a first guess that every term is rare is wrong, and would cost). One statement, so one
+# moment: the scores are of the statistics read beside them.
 _SCORED = """
 WITH u AS (SELECT documents, tokens FROM word_users WHERE user = ?),
 q AS (SELECT c.key, c.documents, {idf} AS idf FROM u CROSS JOIN word_counts c WHERE c.key = ANY(?::bigint[])),
@@ -116,22 +119,25 @@ scored AS (
     FROM q CROSS JOIN LATERAL (
         SELECT memory_id, length, 1 + coalesce(cardinality(array_positions(repeats, q.key)), 0) AS tf
         FROM memory_words WHERE keys @> ARRAY[q.key] AND keys && ?::bigint[]) w
+    WHERE (SELECT coalesce(max(documents), 0) FROM q) <= ?
     GROUP BY w.memory_id)
 """.format(idf=idf_sql("u.documents", "c.documents"), k1=K1, b=B)
 # The statistics (rows without a memory: the user's, and a scored key's count on each), then the
 # ``2k`` best matches of all that lie inside the scope, each with how many the best held (as
-# bm25.py's on SQLite: only those few are looked up in ``memories``).
-_BEST_OF_FEW = _SCORED + """, best AS (SELECT memory_id, score FROM scored ORDER BY score DESC LIMIT ?)
+# bm25.py's on SQLite: only those few are looked up in ``memories``). Of equal scores the first
+# memory comes first, as SQLite's sort keeps FTS5's order.
+_BEST_OF_FEW = _SCORED + """, best AS (SELECT memory_id, score FROM scored ORDER BY score DESC, memory_id LIMIT ?)
 SELECT NULL::bigint, NULL::float8, (SELECT count(*) FROM best), u.documents, u.tokens, q.key, q.documents
 FROM u LEFT JOIN q ON true
 UNION ALL
 SELECT b.memory_id, b.score, NULL, NULL, NULL, NULL, NULL FROM best b JOIN memories m ON m.id = b.memory_id
-WHERE {clause} ORDER BY 2 DESC NULLS FIRST"""
+WHERE {clause} ORDER BY 2 DESC NULLS FIRST, 1"""
 _BEST_OF_ALL = _SCORED + """SELECT s.memory_id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
 WHERE {clause} ORDER BY s.score DESC, s.memory_id LIMIT ?"""
 _STATISTICS = ("SELECT u.documents, u.tokens, c.key, c.documents FROM word_users u"
                " LEFT JOIN word_counts c ON c.key = ANY(?::bigint[]) WHERE u.user = ?")
 
+_ANY_COUNT = 2**63 - 1   # the last parameter of _SCORED where every count may be scored
 Statistics = tuple[int, int, dict[int, int]]   # a user's memories and tokens, and how many memories hold each key
 T = TypeVar("T")
 
@@ -199,16 +205,18 @@ class PostgresWords:
 
         The first statement reads the statistics and, beside them, the matches as if every term
         the user's memories hold were rare and kept: the search itself whenever ``match_terms``
-        agrees (no term common, which takes more than 1,000 memories holding it), and no second
-        round trip to the server; else a second statement searches with its terms.
+        agrees, which it does unless a term is common (held by more than 1,000 memories, which
+        the statement sees and then scores nothing) or the query has many terms; else a second
+        statement searches with ``match_terms``' terms.
         """
         user = scope.user
         keys = {term: query_keys(user, term) for term in query_terms(query)}
         every = sorted({k for ks in keys.values() for k in ks})
         clause, params = filters(scope, options)
-        (documents, tokens, held), (found, matches) = self._read(db, user, every, lambda: _apart(db.query(
-            _BEST_OF_FEW.format(clause=clause), (user, every, every, 2 * options.candidates, *params))))
-        if not tokens:
+        rare_at_most = tokens.COMMON_AT_LEAST if len(keys) <= tokens.MAX_QUERY_TERMS else -1
+        (documents, lengths, held), (found, matches) = self._read(db, user, every, lambda: _apart(db.query(
+            _BEST_OF_FEW.format(clause=clause), (user, every, every, rare_at_most, 2 * options.candidates, *params))))
+        if not lengths:
             return []
 
         def documents_with(term: str, at_most: int) -> int:
@@ -220,11 +228,12 @@ class PostgresWords:
             return []
         rare = {k for term in pairs[0][0] for k in keys[term]}
         kept = sorted(rare | {k for term in pairs[-1][1] for k in keys[term]})
-        if not held.keys() <= rare:   # a term held is common, or not kept: search with match_terms' terms
+        if not (held.keys() <= rare and max(held.values(), default=0) <= rare_at_most):   # not the first guess
             _, (found, matches) = _apart(db.query(_BEST_OF_FEW.format(clause=clause),
-                                                  (user, kept, sorted(rare), 2 * options.candidates, *params)))
+                                                  (user, kept, sorted(rare), _ANY_COUNT, 2 * options.candidates, *params)))
         if len(matches) < options.candidates and found >= 2 * options.candidates:   # the best lie outside the scope
-            matches = db.query(_BEST_OF_ALL.format(clause=clause), (user, kept, sorted(rare), *params, options.candidates))
+            matches = db.query(_BEST_OF_ALL.format(clause=clause),
+                               (user, kept, sorted(rare), _ANY_COUNT, *params, options.candidates))
         return sorted(matches, key=lambda item: (-item[1], item[0]))[:options.candidates]
 
     def holding(self, db: "PostgresDatabase", user: str, terms: list[str],
