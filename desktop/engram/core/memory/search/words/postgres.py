@@ -152,7 +152,7 @@ class _Read:
 
 
 class PostgresWords:
-    def __init__(self):
+    def __init__(self) -> None:
         self._reads: WeakKeyDictionary[PostgresDatabase, _Read] = WeakKeyDictionary()   # each database's latest
         self._reading = threading.Lock()
 
