@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 
 from engram.core.errors import DatabaseError
@@ -41,6 +42,25 @@ def test_transactions_commit_whole_or_not_at_all(postgres_url):
     again = open_database(postgres_url)   # reopening applies nothing twice
     assert again.schema_version() >= 1
     again.close()
+
+
+def test_a_pipelined_read_sees_its_settings_and_leaves_none_behind(postgres_url):
+    """Statements sent without waiting run in order in one transaction: a local setting holds for
+    the query after it, and ends with the transaction (the pooled session is used again)."""
+    db = open_database(postgres_url)
+    default = db.query_one("SELECT current_setting('work_mem')")[0]
+    for _ in range(3):
+        with db.pipelined() as conn:
+            conn.execute("SELECT set_config('work_mem', '7MB', true)")
+            assert conn.execute("SELECT current_setting('work_mem')").fetchone() == ("7MB",)
+        assert db.query_one("SELECT current_setting('work_mem')") == (default,)
+    with pytest.raises(psycopg.errors.DivisionByZero), db.pipelined() as conn:   # a failed one ends too
+        conn.execute("SELECT set_config('work_mem', '7MB', true)")
+        conn.execute("SELECT 1 / 0").fetchone()
+    assert db.query_one("SELECT current_setting('work_mem')") == (default,)
+    with db.transaction() as outer, db.pipelined() as conn:   # inside the thread's transaction: a part of it
+        assert conn is outer
+    db.close()
 
 
 def test_an_unreachable_server_is_said_without_its_password(tmp_path):

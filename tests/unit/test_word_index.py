@@ -192,3 +192,70 @@ def test_postgres_statistics_stay_exact_under_concurrent_writers(postgres_url):
     assert dict(db.query("SELECT key, documents FROM word_counts")) == recount
     assert len(found(db, "garden")) == 40
     db.close()
+
+
+def test_scores_with_common_terms_are_fts5s_bm25(db, tmp_path, monkeypatch):
+    """Where some terms are common (a second search on SQLite, the same one on PostgreSQL), the
+    scores and the best few inside a scope still equal FTS5's bm25()."""
+    monkeypatch.setattr(tokens, "COMMON_AT_LEAST", 3)     # "walk" and "dog" are common here
+    texts = [f"{a} dog walk {b}" for a in ("red", "blue", "green", "old") for b in ("today", "again")]
+    texts += ["a red cat", "red red kite", "walk the cat home", "blue kite walk", "the dog"]
+    alone = Database(tmp_path / "alone.sqlite")
+    ids, alone_texts = {}, {}
+    for n, text in enumerate(texts):
+        ids[text] = remember(db, text, session=f"s{n % 2}")
+        alone_texts[remember(alone, text, session=f"s{n % 2}")] = text
+    remember(db, "red dog walk kite", user="bob")
+    for scope in (ALICE, Scope(user="alice", session="s1")):
+        for query in ("red dog walk", "kite walk", "dog walk", "cat kite dog walk home"):
+            for options in (WORDS, SearchOptions(mode="words", candidates=2)):
+                among = {memory_id: score for memory_id, score in ranked(db, query, scope, options)}
+                only = {ids[alone_texts[memory_id]]: score for memory_id, score in ranked(alone, query, scope, options)}
+                assert among == pytest.approx(only, rel=1e-9) and among, (query, scope, options.candidates)
+    alone.close()
+
+
+def statements(db, monkeypatch) -> list[str]:
+    """The statements ``db`` runs from now on, outside transactions (as searches do)."""
+    ran = []
+    query = db.query
+
+    def counted(sql, params=()):
+        ran.append(sql)
+        return query(sql, params)
+    monkeypatch.setattr(db, "query", counted)
+    return ran
+
+
+def test_postgres_searches_in_one_statement_unless_a_term_is_common(postgres_url, monkeypatch):
+    """The statistics and the matches come in one round trip to the server; a common term takes
+    a second, with ``match_terms``' terms."""
+    db = open_database(postgres_url)
+    for n in range(5):
+        remember(db, f"hiking day {n}")
+    remember(db, "museum and hiking")
+    ran = statements(db, monkeypatch)
+    assert len(found(db, "museum hiking")) == 6 and len(ran) == 1
+    monkeypatch.setattr(tokens, "COMMON_AT_LEAST", 3)     # "hiking" is common now
+    assert len(found(db, "museum hiking")) == 1 and len(ran) == 3
+    db.close()
+
+
+def test_postgres_coverage_reuses_the_statistics_its_search_read_until_a_write(postgres_url, monkeypatch):
+    """``holding`` (coverage, at the merge) counts from what ``ranked`` read, with no statement of
+    its own; after a write, or for another user or term, it reads again."""
+    db = open_database(postgres_url)
+    index = words.for_database(db)
+    remember(db, "red dog")
+    remember(db, "red cat", user="bob")
+    ran = statements(db, monkeypatch)
+    every = lambda documents: documents + 1   # noqa: E731
+    ranked(db, "red dog")
+    assert index.holding(db, "alice", ["red", "dog"], every) == (1, [1, 1]) and len(ran) == 1
+    assert index.holding(db, "alice", ["red"], every) == (1, [1]) and len(ran) == 1
+    assert index.holding(db, "alice", ["cat"], every) == (1, [0]) and len(ran) == 2     # a term not read
+    assert index.holding(db, "bob", ["red"], every) == (1, [1]) and len(ran) == 3
+    remember(db, "red fox")
+    assert index.holding(db, "alice", ["red", "dog"], every) == (2, [2, 1]) and len(ran) == 4
+    assert index.holding(db, "alice", ["red", "dog"], every) == (2, [2, 1]) and len(ran) == 4
+    db.close()

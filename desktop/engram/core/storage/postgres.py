@@ -295,6 +295,28 @@ class PostgresDatabase:
                 yield Connection(raw)
 
     @contextmanager
+    def pipelined(self) -> Iterator[Connection]:
+        """A transaction for reading whose statements go to the server without waiting for one
+        another (psycopg's pipeline mode): BEGIN, and what is sent before rows are read, travel
+        together in one round trip (a search's settings, then its query). Only for reads: a
+        statement's status is known only once rows are read, so writes would go untold. Inside
+        the thread's transaction, a savepoint of it, as ``transaction``'s."""
+        held: Connection | None = getattr(self._local, "conn", None)
+        if held is not None:
+            with held.raw.transaction():
+                yield held
+            return
+        with self._pool.connection() as raw:
+            try:
+                with raw.pipeline():    # not raw.transaction(), which waits for the server at BEGIN and at COMMIT
+                    raw.execute("BEGIN")
+                    yield Connection(raw)
+                    raw.execute("COMMIT")
+            finally:
+                if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:   # it failed
+                    raw.execute("ROLLBACK")
+
+    @contextmanager
     def detached_transaction(self) -> Iterator[Connection]:
         """A transaction on a server session of its own, apart from the thread's: a worker holds a
         claim's row locks in it (the outbox) while the work it claimed commits in transactions of

@@ -110,10 +110,8 @@ class PgVectorIndex(VectorIndex):
         query = np.asarray(vector, np.float32).reshape(-1)
         if not np.any(query) or k <= 0:
             return []   # a zero query vector (no known token) has no direction
-        with self.db.transaction() as conn:
-            with conn.raw.pipeline():   # the way's settings and the search in one round trip
-                cursor = self.typed(conn).execute(*self._search(conn, query, scope, kinds, k))
-            rows = cursor.fetchall()
+        with self.db.pipelined() as conn:   # BEGIN, the way's settings and the search in one round trip
+            rows = self.typed(conn).execute(*self._search(conn, query, scope, kinds, k)).fetchall()
         # An iterative scan in relaxed order may return a slightly later row first: sort again.
         return sorted(((memory_id, float(distance)) for memory_id, distance in rows), key=lambda hit: (hit[1], hit[0]))
 

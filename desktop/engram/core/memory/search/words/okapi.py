@@ -14,3 +14,10 @@ def idf(documents: int, holding: int) -> float:
     (counts read at two moments may have ``holding`` above ``documents``: the least idf then)."""
     share = (documents - holding + 0.5) / (holding + 0.5)
     return math.log(share) if share > 1 else LEAST_IDF
+
+
+def idf_sql(documents: str, holding: str) -> str:
+    """``idf`` as a PostgreSQL expression of two integer expressions, computed in the same double
+    precision as Python's (a bare 0.5 would make it numeric, and its logarithm differ)."""
+    share = f"(({documents}) - ({holding}) + 0.5::float8) / (({holding}) + 0.5::float8)"
+    return f"CASE WHEN {share} > 1 THEN ln({share}) ELSE {LEAST_IDF!r}::float8 END"

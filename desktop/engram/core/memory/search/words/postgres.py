@@ -38,14 +38,18 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass
 from itertools import groupby
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+from weakref import WeakKeyDictionary
 
 import apsw
 
+from engram.core.memory.search.words import tokens
 from engram.core.memory.search.words.bm25 import filters
 from engram.core.memory.search.words.index import REINDEX_BATCH, TOKENIZER
-from engram.core.memory.search.words.okapi import B, K1, idf
+from engram.core.memory.search.words.okapi import B, K1, idf_sql
 from engram.core.memory.search.words.tokens import CJK, index_terms, is_prefix, match_terms, query_terms
 
 if TYPE_CHECKING:
@@ -100,21 +104,60 @@ def query_keys(user: str, term: str) -> list[int]:
     return [key(user, t) for t in tokens]
 
 
-# The memories holding any of the first keys (and any of the second, when given) by BM25 over the
-# scored keys and their idf: for each scored key, the GIN index finds the memories that hold it
-# among those, and its count in each is 1 and its repeats.
+# The user's statistics (u), the scored keys their memories hold with each one's count and idf (q),
+# and the memories holding any of the matching keys by BM25 over the scored keys: for each scored
+# key, the GIN index finds the memories that hold it among those, and its count in each is 1 and
+# its repeats, unless a key is held by more memories than the last parameter says (then nothing is
+# scored: a first guess that every term is rare is wrong, and would cost). One statement, so one
+# moment: the scores are of the statistics read beside them. (In double precision throughout, and
+# tf counted once a row (OFFSET 0 keeps the subquery whole): 30% less time than numeric constants
+# and tf written out twice.)
 _SCORED = """
-WITH q(key, idf) AS (SELECT * FROM unnest(?::bigint[], ?::float8[])),
+WITH u AS (SELECT documents, tokens FROM word_users WHERE user = ?),
+q AS (SELECT c.key, c.documents, {idf} AS idf FROM u CROSS JOIN word_counts c WHERE c.key = ANY(?::bigint[])),
 scored AS (
-    SELECT w.memory_id, sum(q.idf * w.tf * ({k1} + 1) / (w.tf + {k1} * (1 - {b} + {b} * w.length / ?))) AS score
+    SELECT w.memory_id, sum(q.idf * w.tf * ({k1}::float8 + 1) / (w.tf + {k1}::float8 * (1 - {b}::float8
+        + {b}::float8 * w.length / (SELECT tokens::float8 / nullif(documents, 0) FROM u)))) AS score
     FROM q CROSS JOIN LATERAL (
         SELECT memory_id, length, 1 + coalesce(cardinality(array_positions(repeats, q.key)), 0) AS tf
-        FROM memory_words WHERE keys @> ARRAY[q.key] AND keys && ?::bigint[] {also}) w
+        FROM memory_words WHERE keys @> ARRAY[q.key] AND keys && ?::bigint[] OFFSET 0) w
+    WHERE (SELECT coalesce(max(documents), 0) FROM q) <= ?
     GROUP BY w.memory_id)
-"""
+""".format(idf=idf_sql("u.documents", "c.documents"), k1=K1, b=B)
+# The statistics (rows without a memory: the user's, and a scored key's count on each), then the
+# ``2k`` best matches of all that lie inside the scope, each with how many the best held (as
+# bm25.py's on SQLite: only those few are looked up in ``memories``). Of equal scores the first
+# memory comes first, as SQLite's sort keeps FTS5's order.
+_BEST_OF_FEW = _SCORED + """, best AS (SELECT memory_id, score FROM scored ORDER BY score DESC, memory_id LIMIT ?)
+SELECT NULL::bigint, NULL::float8, (SELECT count(*) FROM best), u.documents, u.tokens, q.key, q.documents
+FROM u LEFT JOIN q ON true
+UNION ALL
+SELECT b.memory_id, b.score, NULL, NULL, NULL, NULL, NULL FROM best b JOIN memories m ON m.id = b.memory_id
+WHERE {clause} ORDER BY 2 DESC NULLS FIRST, 1"""
+_BEST_OF_ALL = _SCORED + """SELECT s.memory_id, s.score FROM scored s JOIN memories m ON m.id = s.memory_id
+WHERE {clause} ORDER BY s.score DESC, s.memory_id LIMIT ?"""
+_STATISTICS = ("SELECT u.documents, u.tokens, c.key, c.documents FROM word_users u"
+               " LEFT JOIN word_counts c ON c.key = ANY(?::bigint[]) WHERE u.user = ?")
+
+_ANY_COUNT = 2**63 - 1   # the last parameter of _SCORED where every count may be scored
+Statistics = tuple[int, int, dict[int, int]]   # a user's memories and tokens, and how many memories hold each key
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class _Read:
+    """The statistics of ``keys`` a search read (or is reading) of ``user`` at the change stamp ``stamp``."""
+    stamp: tuple[int, int]
+    user: str
+    keys: frozenset[int]
+    statistics: Future
 
 
 class PostgresWords:
+    def __init__(self) -> None:
+        self._reads: WeakKeyDictionary[PostgresDatabase, _Read] = WeakKeyDictionary()   # each database's latest
+        self._reading = threading.Lock()
+
     def index(self, conn: Any, rows: Iterable[tuple[int, str, str]]) -> None:
         """Each user's statistics row is written first (users in order): it holds every writer
         of that user in turn until commit, so their counts never wait on each other in a cycle."""
@@ -154,66 +197,87 @@ class PostgresWords:
     def ranked(self, db: "PostgresDatabase", query: str, scope: "Scope",
                options: "SearchOptions") -> list[tuple[int, float]]:
         """As bm25.words_ranked does on SQLite, with the same terms and scores; the scope is in the
-        SQL, and so are the user's keys."""
+        SQL, and so are the user's keys.
+
+        ``match_terms``' pairs are one search here: the memories holding a rare term, each scored
+        by every term kept (FTS5 scores only the terms of its MATCH expression, hence two there).
+        A memory holding a common term too is the second pair's, with that score; one holding
+        none is the first pair's, where the common terms' share is 0 alike. And since no score
+        falls below the pair's, the best ``k`` of the one search are the best of the two.
+
+        The first statement reads the statistics and, beside them, the matches as if every term
+        the user's memories hold were rare and kept: the search itself whenever ``match_terms``
+        agrees, which it does unless a term is common (held by more than 1,000 memories, which
+        the statement sees and then scores nothing) or the query has many terms; else a second
+        statement searches with ``match_terms``' terms.
+        """
         user = scope.user
         keys = {term: query_keys(user, term) for term in query_terms(query)}
-        documents, tokens, held = self._statistics(db, user, keys)
-        if not tokens:
+        every = sorted({k for ks in keys.values() for k in ks})
+        clause, params = filters(scope, options)
+        rare_at_most = tokens.COMMON_AT_LEAST if len(keys) <= tokens.MAX_QUERY_TERMS else -1
+        (documents, lengths, held), (found, matches) = self._read(db, user, every, lambda: _apart(db.query(
+            _BEST_OF_FEW.format(clause=clause), (user, every, every, rare_at_most, 2 * options.candidates, *params))))
+        if not lengths:
             return []
 
         def documents_with(term: str, at_most: int) -> int:
-            found = max((held.get(k, 0) for k in keys[term]), default=0)
-            return found if at_most < 0 else min(found, at_most)
+            count = max((held.get(k, 0) for k in keys[term]), default=0)
+            return count if at_most < 0 else min(count, at_most)
 
-        clause, params = filters(scope, options)
-        best: dict[int, float] = {}
-        few_suffice = True
-        for rare, others in match_terms(query, documents_with, documents):
-            scored = sorted({k for term in rare + others for k in keys[term] if k in held})
-            matching = [[k for term in side for k in keys[term]] for side in (rare, others) if side]
-            sql = _SCORED.format(k1=K1, b=B, also="AND keys && ?::bigint[]" if others else "")
-            arguments = [scored, [idf(documents, held[k]) for k in scored], tokens / documents, *matching]
-            matches = self._best_of_few(db, sql, arguments, clause, params, options.candidates) if few_suffice else None
-            if matches is None:
-                few_suffice = False
-                matches = db.query(f"{sql} SELECT s.memory_id, s.score FROM scored s JOIN memories m"
-                                   f" ON m.id = s.memory_id WHERE {clause} ORDER BY s.score DESC, s.memory_id LIMIT ?",
-                                   (*arguments, *params, options.candidates))
-            for memory_id, score in matches:
-                best[memory_id] = max(score, best.get(memory_id, score))
-        return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:options.candidates]
-
-    @staticmethod
-    def _statistics(db: "PostgresDatabase", user: str, keys: dict[str, list[int]]) -> tuple[int, int, dict[int, int]]:
-        """The user's memories and terms, and how many memories hold each key: one statement, so
-        one moment (a count read after a commit the total missed could exceed it)."""
-        rows = db.query("SELECT u.documents, u.tokens, c.key, c.documents FROM word_users u"
-                        " LEFT JOIN word_counts c ON c.key = ANY(?::bigint[]) WHERE u.user = ?",
-                        ([k for ks in keys.values() for k in ks], user))
-        if not rows:
-            return 0, 0, {}
-        return rows[0][0], rows[0][1], {k: n for *_, k, n in rows if k is not None}
+        pairs = match_terms(query, documents_with, documents)
+        if not pairs:
+            return []
+        rare = {k for term in pairs[0][0] for k in keys[term]}
+        kept = sorted(rare | {k for term in pairs[-1][1] for k in keys[term]})
+        if not (held.keys() <= rare and max(held.values(), default=0) <= rare_at_most):   # not the first guess
+            _, (found, matches) = _apart(db.query(_BEST_OF_FEW.format(clause=clause),
+                                                  (user, kept, sorted(rare), _ANY_COUNT, 2 * options.candidates, *params)))
+        if len(matches) < options.candidates and found >= 2 * options.candidates:   # the best lie outside the scope
+            matches = db.query(_BEST_OF_ALL.format(clause=clause),
+                               (user, kept, sorted(rare), _ANY_COUNT, *params, options.candidates))
+        return sorted(matches, key=lambda item: (-item[1], item[0]))[:options.candidates]
 
     def holding(self, db: "PostgresDatabase", user: str, terms: list[str],
                 at_most: Callable[[int], int]) -> tuple[int, list[int]]:
+        """From the statistics the search read already when it can (see ``_read``)."""
         keys = {term: query_keys(user, term) for term in terms}
-        documents, _, held = self._statistics(db, user, keys)
+        every = sorted({k for ks in keys.values() for k in ks})
+        documents, _, held = self._read_before(db, user, every) or self._read(
+            db, user, every, lambda: (_statistics(db.query(_STATISTICS, (every, user))), None))[0]
         limit = at_most(documents)
         return documents, [min(max((held.get(k, 0) for k in keys[t]), default=0), limit) for t in terms]
 
-    @staticmethod
-    def _best_of_few(db: "PostgresDatabase", sql: str, arguments: list, clause: str, params: list,
-                     k: int) -> list[tuple[int, float]] | None:
-        """The ``k`` best matches inside the scope when the ``2k`` best of all hold them, else None
-        (as bm25.py's on SQLite): only those few are looked up in ``memories``."""
-        few = 2 * k
-        rows = db.query(f"{sql}, best AS (SELECT memory_id, score FROM scored ORDER BY score DESC LIMIT ?)"
-                        " SELECT b.memory_id, b.score, (SELECT count(*) FROM best) FROM best b"
-                        f" JOIN memories m ON m.id = b.memory_id WHERE {clause} ORDER BY b.score DESC",
-                        (*arguments, few, *params))
-        if len(rows) >= k or (rows and rows[0][2] < few):
-            return [(memory_id, score) for memory_id, score, _ in rows[:k]]
-        return None
+    def _read(self, db: "PostgresDatabase", user: str, keys: list[int],
+              statement: Callable[[], tuple[Statistics, T]]) -> tuple[Statistics, T]:
+        """What ``statement`` read: the user's statistics of ``keys``, kept for what else the search
+        asks (coverage's ``holding``, at the merge, often while the statement still runs) until
+        the next write that this Engram makes or hears of: the change stamp, read before, says
+        whether one came between. Not kept inside a transaction, whose writes may never commit."""
+        if db.in_transaction_here():
+            return statement()
+        read = _Read(db.change_stamp(), user, frozenset(keys), Future())
+        with self._reading:
+            self._reads[db] = read
+        try:
+            statistics, rest = statement()
+        except BaseException as e:
+            read.statistics.set_exception(e)
+            raise
+        read.statistics.set_result(statistics)
+        return statistics, rest
+
+    def _read_before(self, db: "PostgresDatabase", user: str, keys: list[int]) -> Statistics | None:
+        """The statistics of ``keys`` read since the last write (waiting for a read under way),
+        or None."""
+        with self._reading:
+            read = self._reads.get(db)
+        if read is None or read.user != user or not read.keys >= set(keys) or read.stamp != db.change_stamp():
+            return None
+        try:
+            return read.statistics.result()
+        except Exception:   # that search failed, and says why; this one reads for itself
+            return None
 
     def purge(self, conn: Any, user: str) -> None:
         """Nothing to merge: a memory's keys go with its row (see the module's docstring for what
@@ -244,6 +308,21 @@ class PostgresWords:
                 if done:   # the planner's statistics of what many rows changed (autovacuum would, in a minute)
                     db.execute("ANALYZE memory_words, word_counts, word_users")
                 return done
+
+
+def _statistics(rows: list[tuple]) -> Statistics:
+    """The statistics in rows of (the user's memories, their tokens, a key, its count)."""
+    if not rows:
+        return 0, 0, {}
+    return rows[0][0], rows[0][1], {k: n for *_, k, n in rows if k is not None}
+
+
+def _apart(rows: list[tuple]) -> tuple[Statistics, tuple[int, list[tuple[int, float]]]]:
+    """What the rows of ``_BEST_OF_FEW`` hold: the statistics, how many matches the best of all
+    held, and those inside the scope as (memory id, score), best first."""
+    statistics = [row for row in rows if row[0] is None]
+    return (_statistics([row[3:] for row in statistics]),
+            (statistics[0][2] if statistics else 0, [row[:2] for row in rows if row[0] is not None]))
 
 
 _UNINDEXED = ("SELECT {columns} FROM memories m WHERE NOT EXISTS"
