@@ -107,6 +107,32 @@ def test_the_sdk_client_lists_and_calls_every_tool_inside_the_users_scope(tmp_pa
         engram.close()
 
 
+def test_search_shows_what_is_no_longer_true_only_when_asked_and_says_why(tmp_path):
+    data = tmp_path / "data"
+    engram = Engram(data, meaning=False)
+    mine = Scope(user="U")
+    old = engram.store.add("I live at 4 Elm Road", mine, actor="user")
+    new = engram.store.add("I live at 9 Harbour Lane", mine, actor="user")
+    engram.store.update(old.id, superseded_by=new.id)
+    lapsed = engram.store.add("I live in the student hall until my exams", mine, actor="user")
+    engram.store.update(lapsed.id, valid_to="2020-06-30T00:00:00.000Z")
+    engram.close()
+
+    async def talk():
+        async with connect(server(data, "--read-only")) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert tools["search_memory"].input_schema["properties"]["include_history"]["default"] is False
+            now = (await client.call_tool("search_memory", {"query": "Where do I live?", "k": 10}))
+            assert [(m["id"], "outdated" in m) for m in now.structured_content["result"]] == [(new.id, False)]
+            then = await client.call_tool("search_memory", {"query": "Where do I live?", "k": 10,
+                                                            "include_history": True})
+            return [(m["id"], m["outdated"]) for m in then.structured_content["result"]]
+
+    found = asyncio.run(talk())
+    assert found[0] == (new.id, "")         # the current one first: history counts half its score
+    assert dict(found) == {new.id: "", old.id: "superseded", lapsed.id: "out of date since 2020-06-30"}
+
+
 def test_read_only_offers_no_writing_tool(tmp_path):
     data = tmp_path / "data"
     engram = Engram(data, meaning=False)

@@ -79,11 +79,17 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         return {t.name: t for t in file_tools(engram.files, session_of(session_id).folder)}[name].run
 
     @tool(READING)
-    def search_memory(query: str, k: int = 5, kinds: list[str] | None = None) -> list[dict]:
+    def search_memory(query: str, k: int = 5, kinds: list[str] | None = None,
+                      include_history: bool = False) -> list[dict]:
         """Find the person's memories by meaning and words, best first. kinds limits the kinds
-        (message, fact, preference, task, summary, experience, file)."""
-        options = SearchOptions(k=max(1, min(k, MAX_RESULTS)), kinds=tuple(kinds or ()))
-        return [memory_json(hit.memory, hit.score) for hit in engram.store.search(query, mine, options).hits]
+        (message, fact, preference, task, summary, experience, file). include_history: also what is
+        no longer true (an old address, a changed plan), each with "outdated" saying why ("" when
+        it is still true); default false."""
+        options = SearchOptions(k=max(1, min(k, MAX_RESULTS)), kinds=tuple(kinds or ()),
+                                include_superseded=include_history)
+        return [memory_json(hit.memory, hit.score)
+                | ({"outdated": hit.memory.outdated(options.moment)} if include_history else {})
+                for hit in engram.store.search(query, mine, options).hits]
 
     @tool(READING)
     def list_memories(kind: str | None = None, contains: str = "", limit: int = 20) -> list[dict]:
