@@ -1396,8 +1396,8 @@ The chat is paused while it is copied and counted. Engram keeps this data as it 
         <translation>正在复制…</translation>
     </message>
     <message>
-        <source>Copied and counted: {memories} memories and everything else are on the server. Engram uses the server from its next start.</source>
-        <translation>已复制并核对：{memories} 条记忆及其他所有数据都已在服务器上。Engram 下次启动时开始使用服务器。</translation>
+        <source>Copied and counted: {memories} memories and everything else are on the server. Engram keeps its memory there now.</source>
+        <translation>已复制并核对：{memories} 条记忆及其余全部数据都已在服务器上。Engram 现在就把记忆保存在那里。</translation>
     </message>
 </context>
 <context>
