@@ -301,10 +301,9 @@ class PostgresDatabase:
         together in one round trip (a search's settings, then its query). Only for reads: a
         statement's status is known only once rows are read, so writes would go untold. Inside
         the thread's transaction, a savepoint of it, as ``transaction``'s."""
-        held: Connection | None = getattr(self._local, "conn", None)
-        if held is not None:
-            with held.raw.transaction():
-                yield held
+        if getattr(self._local, "conn", None) is not None:
+            with self.transaction() as savepoint:
+                yield savepoint
             return
         with self._pool.connection() as raw:
             try:
