@@ -17,7 +17,8 @@ statistics of the user column, kept by autovacuum):
   200 read 7,260 pages, 300 read 5,873 and found as many of the true 10 (99.3%; 220: 4,628 pages,
   98.5%). Of the true 10 it finds 99.75% on 21.5k real e5 vectors of one person
   (tests/bench/hnsw_recall.py); random vectors, where all distances are alike, are the graph's worst
-  case (24%);
+  case (24%). At a million of one person this graph (``M``, ``EF_CONSTRUCTION``) finds 93.3%, and
+  no more than 97% even at ef_search 1000: a denser graph is what would lift it (README);
 - any other user exactly: their rows through the (user) index, every distance computed, sorted.
   The graph is no use to them: measured on 100k vectors of 100 users (tests/bench/scale.py's
   data), an HNSW search for one user's 200 nearest took 250–640 ms and found 45% of the true
