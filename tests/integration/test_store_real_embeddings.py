@@ -1,5 +1,8 @@
 """The store with the bundled multilingual-e5-small GGUF: the fake embedder's real twin."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +13,8 @@ from engram.core.memory.records import NewMemory
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 from engram.core.memory.store import MemoryStore
+
+ZERO_OVERLAP_CASES = Path(__file__).resolve().parents[1] / "bench" / "zero_overlap_zh.json"
 
 pytestmark = pytest.mark.real_model
 
@@ -100,6 +105,22 @@ def test_the_english_only_model_does_not_find_them(db):
         assert not all(zero_overlap_found(store, f"u{n}", *case) for n, case in enumerate(ZERO_OVERLAP))
     finally:
         minilm.close()
+
+
+def test_an_english_fact_is_found_by_a_chinese_question_among_a_month_of_chinese_chat(real_store):
+    """The meaning side measured from its neighbourhood's middle (search/neighbourhood.py): among
+    32 everyday messages (tests/bench/zero_overlap_zh.json), the English facts come first for
+    Chinese questions that share no word with them; whole e5 vectors put them near the bottom."""
+    everyday = json.loads(ZERO_OVERLAP_CASES.read_text(encoding="utf-8"))["distractors"]
+    cases = [("I work as a backend engineer at a fintech startup in Shenzhen.", "我是做什么工作的？"),
+             ("I'm allergic to penicillin, found out when I was a kid.", "发烧去看病，要跟大夫交代哪些用药禁忌？")]
+    for number, (fact, question) in enumerate(cases):
+        user = f"u{number}"
+        real_store.add_many([NewMemory(d["text"], Scope(user=user, session=d["session"]), "message") for d in everyday])
+        real_store.add(fact, Scope(user=user, session="earlier"), "message")
+        for centred, wanted in ((True, True), (False, False)):
+            hits = real_store.search(question, Scope(user=user), SearchOptions(k=3, centre_meaning=centred)).hits
+            assert (fact in [h.memory.text for h in hits]) is wanted, (question, centred)
 
 
 def test_chinese_substring_is_found(real_store):

@@ -65,6 +65,21 @@ def test_nearest_neighbours_are_the_exact_ones_inside_the_scope_and_kinds(db):
     assert index.nearest(np.zeros(DIMENSIONS, np.float32), Scope(user="alice"), (), 5) == []
 
 
+def test_a_neighbourhood_is_the_nearest_with_their_vectors(db):
+    index = model(db)
+    alice_ids, alice_rows = remember(db, index, ALICE, 300, seed=11)
+    remember(db, index, BOB, 100, seed=12)
+    stored = dict(zip(alice_ids, alice_rows))
+    for query in unit(np.random.default_rng(13).standard_normal((5, DIMENSIONS))):
+        ids, vectors = index.neighbourhood(query, Scope(user="alice"), (), 50)
+        assert ids.tolist() == [i for i, _ in index.nearest(query, Scope(user="alice"), (), 50)]
+        assert vectors.dtype == np.float32 and vectors.shape == (50, DIMENSIONS)
+        for memory_id, vector in zip(ids.tolist(), vectors):
+            assert vector == pytest.approx(stored[memory_id], abs=0.02)   # the in-memory copy is int8
+    ids, vectors = index.neighbourhood(query, Scope(user="carol"), (), 10)
+    assert ids.shape == (0,) and len(vectors) == 0
+
+
 def test_a_search_never_returns_another_users_vectors(db):
     index = model(db)
     alice_ids, alice_rows = remember(db, index, ALICE, 200, seed=5)

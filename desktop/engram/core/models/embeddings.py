@@ -72,7 +72,7 @@ def traits_of(model_name: str) -> ModelTraits:
     return next((traits for pattern, traits in KNOWN_MODELS.items() if pattern.search(model_name)), ModelTraits())
 
 
-def relatedness(cosine: float, unrelated: float) -> float:
+def relatedness(cosine: np.ndarray, unrelated: float) -> np.ndarray:
     """Cosine similarity measured from the model's unrelated point: 0 there, 1 for the same text."""
     return (cosine - unrelated) / (1.0 - unrelated)
 

@@ -50,11 +50,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Literal
 
-from engram.core.models.embeddings import relatedness
+import numpy as np
+
 from engram.core.errors import InvalidInput
 from engram.core.memory.records import DISTILLED_KINDS, Memory, now_iso, parse_kind
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.coverage import ideal_bm25
+from engram.core.memory.search.neighbourhood import similarities
 from engram.core.storage import dialect
 
 if TYPE_CHECKING:
@@ -79,6 +81,7 @@ class SearchOptions:
     rrf_k: int = 60                  # only for fusion "rrf"
     candidates: int = 50             # best word matches taken before fusion
     meaning_candidates: int = 200    # nearest vectors taken before fusion
+    centre_meaning: bool = True      # similarity measured from the candidates' mean (neighbourhood.py)
     kinds: tuple[str, ...] = ()      # empty: every kind
     include_superseded: bool = False
     neighbour_weight: float = 0.3    # share of the previous and next message's score a message earns
@@ -129,7 +132,7 @@ class SearchHit:
     memory: Memory
     score: float                      # fused, 1.0 = first on every side that ran
     similarity: float | None = None   # when the meaning side found it: cosine similarity measured from
-                                      # the model's unrelated point (embeddings.relatedness)
+                                      # its neighbourhood's middle (neighbourhood.py)
     words_rank: int | None = None
     meaning_rank: int | None = None
 
@@ -169,11 +172,12 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
     words_future = (searcher.words_pool.submit(searcher.words.ranked, searcher.db, query, scope, options)
                     if side_by_side else None)
     if use_meaning:
-        unrelated = space.embedder.unrelated_similarity
-        for memory_id, distance in space.vectors.nearest(vector, scope, options.kinds, options.meaning_candidates):
-            if (similar := relatedness(1.0 - distance, unrelated)) >= options.threshold:
-                similarity[memory_id] = similar
-                meaning_ids.append(memory_id)
+        ids, vectors = space.vectors.neighbourhood(vector, scope, options.kinds, options.meaning_candidates)
+        similar = similarities(vectors, vector, space.embedder.unrelated_similarity, options.centre_meaning)
+        for at in np.argsort(-similar, kind="stable"):
+            if similar[at] >= options.threshold:
+                similarity[int(ids[at])] = float(similar[at])
+                meaning_ids.append(int(ids[at]))
     # Only the balance of the two sides needs the query's ideal word score: counted while the
     # words side still runs (it takes longer than the scan of meaning).
     covering = use_words and use_meaning and options.fusion == "scores" and options.coverage_weight > 0

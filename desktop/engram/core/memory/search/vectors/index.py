@@ -47,6 +47,10 @@ class VectorIndex(ABC):
         kinds, nearest first."""
 
     @abstractmethod
+    def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """What ``nearest`` finds, as the memory ids (int64) and their unit vectors (float32 rows)."""
+
+    @abstractmethod
     def count(self) -> int:
         """How many vectors the model has, all users together."""
 

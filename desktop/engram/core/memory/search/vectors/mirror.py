@@ -124,7 +124,7 @@ class UserVectors:
                                                        for a in (self.ids, self.alive, self.int8, self.scale))
         self.bits, self.metadata = (_grown(a, capacity, axis=1) for a in (self.bits, self.metadata))
 
-    def _unit(self, rows: slice) -> np.ndarray:
+    def _unit(self, rows: slice | np.ndarray) -> np.ndarray:
         """The unit vectors of ``rows``, as the int8 copies hold them."""
         return self.int8[rows].astype(np.float32) * self.scale[rows, None]
 
@@ -150,14 +150,25 @@ class UserVectors:
 
     def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
         """Up to k (memory id, cosine distance) pairs inside the scope, nearest first."""
+        rows, similarity = self._nearest_rows(vector, scope, kinds, k)
+        return [(int(self.ids[row]), float(1.0 - similar)) for row, similar in zip(rows, similarity)]
+
+    def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The memory ids and unit vectors (as the int8 copies hold them) of the k nearest, nearest first."""
+        rows, _ = self._nearest_rows(vector, scope, kinds, k)
+        return self.ids[rows], self._unit(rows)
+
+    def _nearest_rows(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the k nearest inside the scope, nearest first, and their cosine similarities."""
+        nothing = np.empty(0, np.int64), np.empty(0, np.float32)
         query = np.asarray(vector, np.float32).reshape(-1)
         norm = float(np.linalg.norm(query))
         if norm == 0 or self.size == 0:
-            return []  # a zero query vector (no known token) has no direction
+            return nothing  # a zero query vector (no known token) has no direction
         query = query / norm
         mask = self._mask(scope, kinds)
         if mask is None:
-            return []
+            return nothing
         n = self.size
         distance = np.zeros(n, np.uint16)
         for word, value in enumerate(bits_of(query[None, :] - self.centre)[0]):
@@ -168,7 +179,7 @@ class UserVectors:
         rows = rows[mask[rows]]
         similarity = (self.int8[rows].astype(np.float32) @ query) * self.scale[rows]
         best = np.argsort(-similarity, kind="stable")[:k]
-        return [(int(self.ids[rows[i]]), float(1.0 - similarity[i])) for i in best]
+        return rows[best], similarity[best]
 
     def _mask(self, scope: Scope, kinds: Sequence[str]) -> np.ndarray | None:
         """Which rows the scope and kinds allow; None when none can."""
@@ -196,6 +207,10 @@ class VectorMirror:
     def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
         with self._lock:
             return self._synced(scope.user).nearest(vector, scope, kinds, k)
+
+    def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            return self._synced(scope.user).neighbourhood(vector, scope, kinds, k)
 
     def warm(self, user: str) -> None:
         """Load a user's copy now (e.g. in the background at start) rather than at the first search."""

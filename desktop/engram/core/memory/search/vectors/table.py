@@ -46,6 +46,9 @@ class Vec0Index(VectorIndex):
     def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
         return self.mirror.nearest(vector, scope, kinds, k)
 
+    def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.mirror.neighbourhood(vector, scope, kinds, k)
+
     def count(self) -> int:
         # vec0's own count(*) reads every vector chunk; its rowids shadow table has one row per vector.
         return self.db.query_one(f"SELECT count(*) FROM {self.table}_rowids")[0]
