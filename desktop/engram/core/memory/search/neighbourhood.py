@@ -11,12 +11,14 @@ them in the query's direction comes first. It is the centring that makes a multi
 language-neutral (Libovický et al., 2020), done per query on the neighbourhood, as hubness
 corrections of cross-lingual retrieval do (CSLS, Conneau et al., 2018).
 
-Measured with tests/bench/retrieval.py (README, search figures): meaning alone on LoCoMo
-recall@10 0.523 → 0.631 (vectors alone); the Chinese zero-overlap cases in the top 3, 8 → 14 of
-24. Centred on fixed per-language means instead (one for Chinese, one for English text, from
-held-out chat): LoCoMo 0.535, zero-overlap 12, and every stored vector would change; on the
-person's whole memory: 0.595 and 14. A neighbourhood of fewer than ``NEIGHBOURHOOD_MIN`` has
-too uncertain a middle: its cosines are measured from the model's unrelated point as before.
+Measured with tests/bench/retrieval.py (README, search figures), whole vectors → centred: LoCoMo
+recall@10 by meaning alone 0.496 → 0.590, hybrid 0.740 → 0.764 (recall@5 0.648 → 0.675); MemDaily
+(Chinese) hybrid recall@5 0.701 → 0.722; the 24 Chinese zero-overlap cases in the top 3, by meaning
+8 → 14, hybrid 8 → 12. Tried instead: fixed means per language (Chinese, English) computed from
+held-out chat, subtracted from every stored vector: hybrid zero-overlap 10, LoCoMo 0.736; the mean
+of the person's whole memory (vectors alone): LoCoMo 0.595 against the neighbourhood's 0.631. A
+neighbourhood of fewer than ``NEIGHBOURHOOD_MIN`` has too uncertain a middle: its cosines are
+measured from the model's unrelated point as before.
 
 Centred cosines lie around 0 for the neighbourhood's typical member (the mean of their unnormed
 dot products with the query is exactly 0), so a similarity threshold keeps what stands out
