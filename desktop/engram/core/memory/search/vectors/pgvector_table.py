@@ -37,6 +37,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
+from pgvector import Vector
 from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
 
@@ -116,10 +117,10 @@ class PgVectorIndex(VectorIndex):
         if not rows:
             return np.empty(0, np.int64), np.empty((0, self.dimensions), np.float32)
         return (np.array([memory_id for memory_id, _, _ in rows], np.int64),
-                np.stack([embedding.to_numpy() for _, _, embedding in rows]).astype(np.float32, copy=False))
+                np.stack([embedding.to_numpy() for _, _, embedding in rows if embedding is not None]).astype(np.float32, copy=False))
 
     def _nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int,
-                 vectors: bool) -> list[tuple[int, float, object]]:
+                 vectors: bool) -> list[tuple[int, float, Vector | None]]:
         """(memory id, cosine distance, the vector when asked for, else None), nearest first."""
         query = np.asarray(vector, np.float32).reshape(-1)
         if not np.any(query) or k <= 0:
