@@ -48,7 +48,7 @@ from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
 from engram.core.memory.records import content_hash, now_iso  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
 from engram.core.memory.search.fusion import MODES, SearchOptions  # noqa: E402
-from engram.core.memory.search.vectors import index_type  # noqa: E402
+from engram.core.memory.search.vectors import index_type, pgvector_table  # noqa: E402
 from engram.core.memory.store import MemoryStore  # noqa: E402
 
 CANDIDATES = SearchOptions().meaning_candidates   # nearest vectors a hybrid search asks for
@@ -245,7 +245,8 @@ def run_postgresql(args, folder: Path, users: list[str], queries: list[str], que
             built = time.perf_counter()
             figures["insert"] = (f"{missing / (loaded - started):,.0f}/s bulk + HNSW build {built - loaded:.0f} s"
                                  f" = {missing / (built - started):,.0f}/s")
-            print(f"  HNSW index built in {built - loaded:.0f} s (m 16, ef_construction 64); overall"
+            print(f"  HNSW index built in {built - loaded:.0f} s (m {pgvector_table.M}, ef_construction"
+                  f" {pgvector_table.EF_CONSTRUCTION}); overall"
                   f" {missing / (built - started):,.0f} memories/s ({load()})")
         live = Scope("bench", "", "live-insert", "s1")   # one at a time into the built index, as the app adds
         started = time.perf_counter()

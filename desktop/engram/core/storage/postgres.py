@@ -323,6 +323,13 @@ class PostgresDatabase:
         with self._pool.connection() as raw, self._told(raw) as conn:
             yield conn
 
+    @contextmanager
+    def session(self) -> Iterator[psycopg.Connection]:
+        """A server session of its own outside any transaction, for the statements that refuse to
+        run in one (``CREATE INDEX CONCURRENTLY``); psycopg's own connection, placeholders ``%s``."""
+        with self._pool.connection() as raw:
+            yield raw
+
     def in_transaction_here(self) -> bool:
         return getattr(self._local, "conn", None) is not None
 

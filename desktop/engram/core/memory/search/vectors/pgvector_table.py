@@ -11,14 +11,15 @@ statistics of the user column, kept by autovacuum):
   always: sorting is off for the search, so the graph is the one way left to rows in order (on a
   small table the planner's costs favour reading the user's rows and sorting them). It is read with
   pgvector's iterative scan (0.8) keeping candidates (``hnsw.ef_search``) for k of the user's rows
-  in one pass: k / share and half as many again, at least 200. When they hold too few (another
+  in one pass: k / share and half as many again, at least ``EF_SEARCH``. When they hold too few (another
   scope, another kind, deleted rows) the scan goes on with a second pass: for the 200 nearest of one
   person's 100k (tests/bench/scale.py --vectors locomo, 1,000 rows of another deleted), ef_search
   200 read 7,260 pages, 300 read 5,873 and found as many of the true 10 (99.3%; 220: 4,628 pages,
   98.5%). Of the true 10 it finds 99.75% on 21.5k real e5 vectors of one person
   (tests/bench/hnsw_recall.py); random vectors, where all distances are alike, are the graph's worst
-  case (24%). At a million of one person this graph (``M``, ``EF_CONSTRUCTION``) finds 93.3%, and
-  no more than 97% even at ef_search 1000: a denser graph is what would lift it (README);
+  case (24%). What a graph misses grows with its size, so it is denser than pgvector's default
+  (``M`` links a node, not 16; built with ``EF_CONSTRUCTION`` candidates, not 64), and a search
+  keeps at least 400 (see the table below);
 - any other user exactly: their rows through the (user) index, every distance computed, sorted.
   The graph is no use to them: measured on 100k vectors of 100 users (tests/bench/scale.py's
   data), an HNSW search for one user's 200 nearest took 250–640 ms and found 45% of the true
@@ -26,12 +27,34 @@ statistics of the user column, kept by autovacuum):
   The planner did choose the exact way itself there, but nothing in its costs keeps it from the
   graph for a user of 10,000 rows among a million.
 
+Of the true 10 of each LoCoMo question among vectors made from LoCoMo turns' (k 200; the
+benchmark's --vectors locomo; ef_search set exactly; on two cores shared with other work, load
+average 6-8 at 100k, 14-16 at 300k, so the times are high):
+
+  graph (m, ef_construction), size    200     300     400     600    1000   ef_search
+  16, 64 (pgvector's), 100k          98.0%   98.9%   99.35%  99.65%  99.75%  p50 25-70 ms
+  24, 128, 100k                      99.75%  99.8%   99.95%  99.95%  99.95%  p50 48-139 ms
+  24, 128, 300k                      98.8%   99.4%   99.8%   99.95% 100%     p50 96-262 ms
+  16, 64, 1M (scale.py, earlier)     93.3%   94.0%   (500: 96.3%)    97.0%
+
+At a million the default graph never reaches 98%. The denser one's misses grew about threefold
+from 100k to 300k; as much again to a million would leave it near 98% at ef_search 300 and about
+99% at 400, hence ``EF_SEARCH`` 400 (a third more candidates than k 200 asked for, about a third
+longer a search: at 300k p50/p95 132/226 ms against 100/138 at 300, on the loaded machine). Its
+cost: building it takes 2.6 times as long (100k: 565 s against 218; 300k: 2,220 s, so a million
+about two hours on two cores), memories added into it go a third as fast (100k: 23/s against
+68/s; 300k: 10/s at load 16), its pages are as many (195 MB at 100k, 586 MB at 300k). A graph an older version built with
+other parameters is built again beside it (``regraph``, from the window's warm-up), searches and
+writes going on through the old one; nothing waits for it at open.
+
 Vectors travel as numpy arrays in pgvector's binary format (the ``pgvector`` package).
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -45,13 +68,15 @@ from engram.core.memory.scope import Scope
 from engram.core.memory.search.vectors.index import EACH_BATCH, VectorIndex, model_ids
 from engram.core.storage.postgres import translated
 
-M, EF_CONSTRUCTION = 16, 64     # pgvector's defaults: the graph's links per node, and its build's breadth
-EF_SEARCH = 200                 # candidates a search keeps at least (more for a larger k or a smaller share)
+log = logging.getLogger(__name__)
+
+M, EF_CONSTRUCTION = 24, 128    # the graph's links per node, and its build's breadth (pgvector's defaults: 16, 64)
+EF_SEARCH = 400                 # candidates a search keeps at least (more for a larger k or a smaller share)
 EF_MARGIN = 1.5                 # candidates beyond k / share: rows of another scope or deleted met on the way
 HNSW_SHARE = 0.2                # a user's share of the table from which the graph serves them (see above)
 MAX_SCAN_TUPLES = 50_000        # index rows an iterative scan visits at most, looking for the user's rows
 SHARES_FOR_S = 60               # seconds the users' shares read from the statistics are used
-BYTES_PER_NODE = 1024           # the graph's memory per row beyond its vector (links, element), with room
+BYTES_PER_LINK = 64             # the graph's build memory per row and link of M beyond its vector, with room
 
 
 class PgVectorIndex(VectorIndex):
@@ -76,22 +101,87 @@ class PgVectorIndex(VectorIndex):
         self._build_graph(conn)
 
     def _build_graph(self, conn) -> None:
-        """Build the HNSW index if it is missing, with memory for the whole graph: pgvector builds
-        in memory while the graph fits and falls back to page-by-page inserts after, many times
-        slower (a 1M x 384 graph takes about 2.5 GB; the server's default is 64 MB). The server's
-        own setting is kept when larger."""
+        """Build the HNSW index if it is missing (``M``, ``EF_CONSTRUCTION``), with memory for the
+        whole graph: pgvector builds in memory while the graph fits and falls back to page-by-page
+        inserts after, many times slower (a 1M x 384 graph of M 16 takes about 2.5 GB; the server's
+        default is 64 MB). The server's own setting is kept when larger."""
         if conn.execute("SELECT to_regclass(?)", (f"{self.table}_hnsw",)).fetchone()[0] is not None:
             return
+        conn.execute("SELECT set_config('maintenance_work_mem', ?, true)", (self._build_memory(conn),))
+        conn.execute(self._graph_sql(f"{self.table}_hnsw"))
+
+    def _build_memory(self, conn) -> str:
         rows = conn.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0]
-        need = rows * (4 * self.dimensions + BYTES_PER_NODE) // 2**20 + 64
+        need = rows * (4 * self.dimensions + BYTES_PER_LINK * M) // 2**20 + 64
         have = conn.execute("SELECT setting::bigint * 1024 / 1048576 FROM pg_settings"
                             " WHERE name = 'maintenance_work_mem'").fetchone()[0]
-        conn.execute("SELECT set_config('maintenance_work_mem', ?, true)", (f"{max(need, have)}MB",))
-        conn.execute(self._graph_sql())
+        return f"{max(need, have)}MB"
 
-    def _graph_sql(self) -> str:
-        return (f"CREATE INDEX IF NOT EXISTS {self.table}_hnsw ON {self.table}"
+    def _graph_sql(self, name: str, how: str = "") -> str:
+        return (f"CREATE INDEX {how} IF NOT EXISTS {name} ON {self.table}"
                 f" USING hnsw (embedding vector_cosine_ops) WITH (m = {M}, ef_construction = {EF_CONSTRUCTION})")
+
+    def graph(self, name: str = "") -> dict[str, int] | None:
+        """A valid HNSW index's parameters as the server holds them (m, ef_construction): the
+        table's graph, or the index ``name``; None while there is none (a load in progress)."""
+        row = self.db.query_one("SELECT coalesce(c.reloptions, '{}') FROM pg_class c JOIN pg_index i"
+                                " ON i.indexrelid = c.oid WHERE c.oid = to_regclass(?) AND i.indisvalid",
+                                (name or f"{self.table}_hnsw",))
+        if row is None:
+            return None
+        given = dict(option.split("=", 1) for option in row[0])
+        return {"m": int(given.get("m", 16)), "ef_construction": int(given.get("ef_construction", 64))}
+
+    def outdated(self) -> bool:
+        """Whether the graph was built with other parameters than this version's (by one before)."""
+        return self.graph() not in (None, {"m": M, "ef_construction": EF_CONSTRUCTION})
+
+    def regraph_later(self) -> threading.Thread | None:
+        """``regraph`` in a thread of its own when the graph is outdated (else None): at a million
+        it takes an hour or more, while searches go on through the old graph."""
+        if not self.outdated():
+            return None
+        log.warning("the vectors' graph %s is built again with m %d, ef_construction %d (was %s);"
+                    " searches use the old one meanwhile", self.table, M, EF_CONSTRUCTION, self.graph())
+        thread = threading.Thread(target=self._regraph_logged, name="engram-regraph", daemon=True)
+        thread.start()
+        return thread
+
+    def _regraph_logged(self) -> None:
+        try:
+            self.regraph()
+        except Exception:   # a thread's error would go unseen: the next start tries again
+            log.exception("building the vectors' graph %s again failed", self.table)
+
+    def regraph(self) -> bool:
+        """Build the graph again with this version's ``M`` and ``EF_CONSTRUCTION`` when it was built
+        with others; True if it was. Searches and writes go on through the old graph meanwhile: the
+        new one is built beside it without locking out writes (``CONCURRENTLY``, in a session outside
+        any transaction), then takes its name in one short transaction. One Engram builds at a
+        time; a build whose Engram quit goes on on the server, and the next start puts it in place
+        (an interrupted one, left invalid, is dropped and built anew)."""
+        beside = f"{self.table}_hnsw_next"
+        with self.db.session() as raw:
+            lock = f"engram.regraph.{self.table}"
+            if not raw.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (lock,)).fetchone()[0]:
+                return False   # another Engram is building it
+            try:
+                if not self.outdated():
+                    return False
+                if self.graph(beside) != {"m": M, "ef_construction": EF_CONSTRUCTION}:
+                    raw.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {beside}")
+                    with self.db.transaction() as conn:
+                        raw.execute(f"SET maintenance_work_mem = '{self._build_memory(conn)}'")
+                    try:
+                        raw.execute(self._graph_sql(beside, "CONCURRENTLY"))
+                    finally:
+                        raw.execute("RESET maintenance_work_mem")
+                with self.db.transaction() as conn:
+                    conn.execute(f"DROP INDEX IF EXISTS {self.table}_hnsw")   # a load may have dropped it
+                    conn.execute(f"ALTER INDEX {beside} RENAME TO {self.table}_hnsw")
+                return True
+            finally:
+                raw.execute("SELECT pg_advisory_unlock(hashtext(%s))", (lock,))
 
     def typed(self, conn):
         """The connection, able to send and read vectors as numpy arrays (pooled connections are
@@ -175,7 +265,10 @@ class PgVectorIndex(VectorIndex):
         return self.db.query_one(f"SELECT count(*) FROM {self.table}")[0]
 
     def warm(self, user: str) -> None:
-        """Nothing to load: the server holds the index, for every user and every Engram at once."""
+        """Nothing to load: the server holds the index, for every user and every Engram at once.
+        A graph an older version built with other parameters is built again, beside it, in a
+        thread of its own (``regraph_later``)."""
+        self.regraph_later()
 
     def each(self, batch: int = EACH_BATCH) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         # By memory id, a batch per statement: no transaction stays open while the caller works.

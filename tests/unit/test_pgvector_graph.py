@@ -1,0 +1,102 @@
+"""pgvector's HNSW graph: built with the parameters chosen for recall at a million
+(pgvector_table.M, EF_CONSTRUCTION), searched with the candidates designed, and an older graph
+built again, at a new version's first start, beside the old one that serves searches meanwhile."""
+
+from __future__ import annotations
+
+import threading
+
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.vectors import pgvector_table
+from engram.core.memory.search.vectors.pgvector_table import EF_CONSTRUCTION, M
+from engram.core.storage import open_database
+from test_vector_index import exact, model, remember
+
+
+def reloptions(db, name: str) -> list[str] | None:
+    row = db.query_one("SELECT c.reloptions FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid"
+                       " WHERE c.oid = to_regclass(?) AND i.indisvalid", (name,))
+    return None if row is None else sorted(row[0])
+
+
+def test_the_graph_carries_the_chosen_parameters_on_an_empty_table_and_after_a_load(postgres_url):
+    db = open_database(postgres_url)
+    index = model(db)
+    chosen = sorted([f"m={M}", f"ef_construction={EF_CONSTRUCTION}"])
+    assert reloptions(db, f"{index.table}_hnsw") == chosen      # made with the table, empty
+    with index.loading():
+        remember(db, index, Scope(user="alice"), 200, seed=1)
+        assert reloptions(db, f"{index.table}_hnsw") is None    # dropped while loading
+    assert reloptions(db, f"{index.table}_hnsw") == chosen
+    assert index.graph() == {"m": M, "ef_construction": EF_CONSTRUCTION}
+    db.close()
+
+
+def test_a_search_through_the_graph_keeps_the_candidates_designed(postgres_url):
+    db = open_database(postgres_url)
+    index = model(db)
+    ids, rows = remember(db, index, Scope(user="alice"), 300, seed=2)
+    db.execute(f"ANALYZE {index.table}")
+    index = model(db)   # reads the fresh statistics: alice holds the whole table
+    for k, share, expected in ((10, 1.0, pgvector_table.EF_SEARCH),
+                               (200, 1.0, max(pgvector_table.EF_SEARCH, 300)),
+                               (200, 0.5, 600), (400, 0.25, 1000)):
+        index._shares = {"alice": share}
+        with db.transaction() as conn:
+            index._search(conn, rows[0], Scope(user="alice"), (), k)
+            assert conn.execute("SELECT current_setting('hnsw.ef_search')").fetchone()[0] == str(expected)
+    db.close()
+
+
+def old_graph(db, index) -> None:
+    """The graph as a database made before this version holds it, and a finished build of
+    another beside it (``_hnsw_next``) that an Engram which quit never put in place."""
+    with db.transaction() as conn:
+        conn.execute(f"DROP INDEX {index.table}_hnsw")
+        conn.execute(f"CREATE INDEX {index.table}_hnsw ON {index.table} USING hnsw (embedding vector_cosine_ops)"
+                     " WITH (m = 16, ef_construction = 64)")
+        conn.execute(f"CREATE INDEX {index.table}_hnsw_next ON {index.table} USING hnsw (embedding vector_cosine_ops)"
+                     " WITH (m = 8, ef_construction = 64)")
+
+
+def test_an_older_graph_is_built_again_beside_it_in_the_background_and_searches_go_on(postgres_url):
+    db = open_database(postgres_url)
+    index = model(db)
+    ids, rows = remember(db, index, Scope(user="alice"), 400, seed=3)
+    db.execute(f"ANALYZE {index.table}")
+    old_graph(db, index)
+    index = model(db)      # as a new version opens it: the old graph serves until the new one is made
+    assert index.outdated() and index.graph() == {"m": 16, "ef_construction": 64}
+    with db.session() as raw:   # another Engram is building it: this one leaves it to them
+        raw.execute("SELECT pg_advisory_lock(hashtext(%s))", (f"engram.regraph.{index.table}",))
+        assert not index.regraph()
+        raw.execute("SELECT pg_advisory_unlock_all()")
+    with db.transaction():      # the build waits for this transaction; searches meanwhile use the old graph
+        index.warm("alice")     # what the window does at start
+        thread = next(t for t in threading.enumerate() if t.name == "engram-regraph")
+        found = [i for i, _ in index.nearest(rows[0], Scope(user="alice"), (), 10)]
+        assert found[0] == ids[0]
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert reloptions(db, f"{index.table}_hnsw") == sorted([f"m={M}", f"ef_construction={EF_CONSTRUCTION}"])
+    assert reloptions(db, f"{index.table}_hnsw_next") is None   # the other build was dropped
+    assert not index.outdated() and not index.regraph() and index.regraph_later() is None
+    for query in rows[:5]:
+        found = [i for i, _ in index.nearest(query, Scope(user="alice"), (), 10)]
+        reference = exact(query, ids, rows)
+        assert set(found) == set(sorted(reference, key=reference.get)[:10])
+    db.close()
+
+
+def test_a_finished_build_beside_the_graph_is_put_in_place_without_building_again(postgres_url):
+    db = open_database(postgres_url)
+    index = model(db)
+    remember(db, index, Scope(user="alice"), 50, seed=4)
+    old_graph(db, index)
+    with db.transaction() as conn:
+        conn.execute(f"DROP INDEX {index.table}_hnsw_next")
+        conn.execute(index._graph_sql(f"{index.table}_hnsw_next"))
+        oid = conn.execute("SELECT to_regclass(?)::oid", (f"{index.table}_hnsw_next",)).fetchone()[0]
+    assert index.regraph()
+    assert db.query_one("SELECT to_regclass(?)::oid", (f"{index.table}_hnsw",))[0] == oid
+    db.close()
