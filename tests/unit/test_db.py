@@ -104,3 +104,19 @@ def test_a_deleted_memory_is_unlinked_from_those_it_superseded_by_an_index(db):
             conn.execute("SET LOCAL enable_seqscan = off")    # an empty table: the scan would be cheapest
             plan = " ".join(row[0] for row in conn.execute("EXPLAIN " + unlink, (1,)).fetchall())
     assert "memories_superseded_by" in plan, plan
+
+
+@pytest.mark.both_backends
+def test_a_neighbour_probe_reads_the_session_index_alone(db):
+    """Search's context looks up a message's previous turn from the session index without the
+    table; on PostgreSQL keyed by (user, session, id), the rest filtered from the entry (fewer key
+    columns compared on each entry of the page a probe reads: a third of the cost at a million)."""
+    probe = ("SELECT max(n.id) FROM memories n WHERE n.session = ? AND n.user = ? AND n.agent = ?"
+             " AND n.application = ? AND n.kind = 'message' AND n.id < ?")
+    params = ("s1", "alice", "", "", 10)
+    if db.dialect == "sqlite":
+        plan = " ".join(str(row[-1]) for row in db.query("EXPLAIN QUERY PLAN " + probe, params))
+        assert "COVERING INDEX memories_by_session" in plan, plan
+    else:   # (an empty table's plan says nothing: the index itself)
+        definition = db.query_one("SELECT pg_get_indexdef('memories_by_session'::regclass)")[0]
+        assert definition.endswith('("user", session, id) INCLUDE (agent, application, kind)'), definition

@@ -95,3 +95,16 @@ def test_a_note_finds_the_message_it_came_from(store):
     assert order(store, "dog Biscuit", kinds=("fact",)) == [note]
     store.update(note, superseded_by=store.add("Gave Biscuit to a friend.", ALICE, "fact").id)
     assert said not in order(store, "dog Biscuit")
+
+
+def test_a_message_a_note_lifts_into_the_best_shares_with_its_neighbours(store):
+    """Neighbours count for the best ``context_candidates`` after the notes lifted their messages,
+    so a message that only a note found, once among the best, lifts its next turn too."""
+    session = Scope(user="alice", session="a")
+    said = store.add("yes, we finally did it last weekend", session, "message", source_ids=(41,)).id
+    reply = store.add("that is wonderful news", session, "message", source_ids=(42,)).id
+    store.add("dogs need a walk every day", Scope(user="alice", session="b"), "message", source_ids=(43,))
+    note = store.add("Adopted a dog named Biscuit.", ALICE, "fact", source_ids=(41,)).id
+    lifted = dict(mode="words", key_weight=2.0, context_candidates=1, neighbour_weight=0.3)
+    assert order(store, "dog Biscuit", **lifted)[:3] == [said, note, reply]
+    assert reply not in order(store, "dog Biscuit", **lifted | {"key_weight": 0.5})
