@@ -10,7 +10,7 @@ from engram.core.memory.scope import Scope
 from engram.core.memory.search.vectors import pgvector_table
 from engram.core.memory.search.vectors.pgvector_table import EF_CONSTRUCTION, M
 from engram.core.storage import open_database
-from test_vector_index import exact, model, remember
+from test_vector_index import model, nearest_ten_are_exact, remember
 
 
 def reloptions(db, name: str) -> list[str] | None:
@@ -81,10 +81,7 @@ def test_an_older_graph_is_built_again_beside_it_in_the_background_and_searches_
     assert reloptions(db, f"{index.table}_hnsw") == sorted([f"m={M}", f"ef_construction={EF_CONSTRUCTION}"])
     assert reloptions(db, f"{index.table}_hnsw_next") is None   # the other build was dropped
     assert not index.outdated() and not index.regraph() and index.regraph_later() is None
-    for query in rows[:5]:
-        found = [i for i, _ in index.nearest(query, Scope(user="alice"), (), 10)]
-        reference = exact(query, ids, rows)
-        assert set(found) == set(sorted(reference, key=reference.get)[:10])
+    assert nearest_ten_are_exact(index, "alice", rows[:5], ids, rows)
     db.close()
 
 

@@ -13,7 +13,7 @@ import pytest
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.vectors.pgvector_table import HNSW_SHARE
 from engram.core.storage import open_database
-from test_vector_index import exact, model, remember, unit
+from test_vector_index import model, nearest_ten_are_exact, remember, unit
 
 
 def test_big_users_go_through_the_graph_small_ones_exactly_both_find_the_true_nearest(postgres_url):
@@ -31,10 +31,8 @@ def test_big_users_go_through_the_graph_small_ones_exactly_both_find_the_true_ne
         assert index._share(conn, "alice") >= HNSW_SHARE > index._share(conn, "bob") > 0
         assert index._share(conn, "carol") == 0.0
     for user, ids, rows in (("alice", alice_ids, alice_rows), ("bob", bob_ids, bob_rows)):
-        for query in unit(np.random.default_rng(3).standard_normal((10, rows.shape[1]))):
-            found = [i for i, _ in index.nearest(query, Scope(user=user), (), 10)]
-            reference = exact(query, ids, rows)
-            assert set(found) == set(sorted(reference, key=reference.get)[:10])
+        assert nearest_ten_are_exact(index, user, unit(np.random.default_rng(3).standard_normal((10, rows.shape[1]))),
+                                     ids, rows)
     db.close()
 
 
@@ -49,10 +47,8 @@ def test_a_user_holding_the_whole_table_is_served_by_the_graph_and_never_sees_an
         statement, params = index._search(conn, bob_rows[0], Scope(user="alice"), (), 10)
         plan = "\n".join(row[0] for row in index.typed(conn).execute(f"EXPLAIN {statement}", params))
     assert f"Index Scan using {index.table}_hnsw" in plan
-    for query in bob_rows[:5]:   # bob's own vectors: his rows are the nearest of all
-        found = [i for i, _ in index.nearest(query, Scope(user="alice"), (), 10)]
-        reference = exact(query, alice_ids, alice_rows)
-        assert set(found) == set(sorted(reference, key=reference.get)[:10])
+    # bob's own vectors: his rows are the nearest of all
+    assert nearest_ten_are_exact(index, "alice", bob_rows[:5], alice_ids, alice_rows)
     found = [i for i, _ in index.nearest(bob_rows[0], Scope(user="bob"), (), 10)]
     assert found[0] == bob_ids[0] and set(found) <= set(bob_ids)
     db.close()

@@ -46,6 +46,15 @@ def exact(query: np.ndarray, ids: list[int], vectors: np.ndarray) -> dict[int, f
     return dict(zip(ids, (1.0 - vectors @ (query / np.linalg.norm(query))).tolist()))
 
 
+def nearest_ten_are_exact(index, user: str, queries: np.ndarray, ids: list[int], rows: np.ndarray) -> bool:
+    """Are the user's nearest 10 for every query the exact top 10 of (ids, rows)?"""
+    for query in queries:
+        reference = exact(query, ids, rows)
+        if {i for i, _ in index.nearest(query, Scope(user=user), (), 10)} != set(sorted(reference, key=reference.get)[:10]):
+            return False
+    return True
+
+
 def test_nearest_neighbours_are_the_exact_ones_inside_the_scope_and_kinds(db):
     index = model(db)
     alice_ids, alice_rows = remember(db, index, ALICE, 300, seed=1)
