@@ -55,9 +55,10 @@ class Settings:
     recall_triggers_zh: list[str] = field(default_factory=lambda: list(triggers.CHINESE))  # anywhere
     recall_max_results: int = 3
     recall_threshold: float = 0.1           # least similarity by meaning of a recalled memory, measured from
-                                            # the model's unrelated point (search.py). e5 puts "Recommend me
-                                            # a snack" at 0.16 of "I am allergic to peanuts"; LoCoMo recall@5
-                                            # costs: 0.2 e5 0.005, MiniLM 0; 0.3 (seed 003) e5 0.018, MiniLM 0.002
+                                            # the middle of the query's neighbourhood (0: its typical member;
+                                            # search/neighbourhood.py), below 20 candidates from the model's
+                                            # unrelated point. Chosen on that second scale (LoCoMo recall@5
+                                            # costs: 0.2 e5 0.005, MiniLM 0; 0.3 e5 0.018), not tuned again
     recall_prompt: str = prompts.RECALL[prompts.EN]
     recency_half_life_days: float = 90.0    # recall: a memory's recency counts half after this many days
                                             # (its weight: SearchOptions.recency_weight, core/memory/search/fusion.py)
