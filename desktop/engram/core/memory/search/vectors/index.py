@@ -42,13 +42,18 @@ class VectorIndex(ABC):
         memory's old vector is removed first, with ``remove_everywhere``)."""
 
     @abstractmethod
-    def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """Up to k (memory id, cosine distance) pairs of the scope's user, inside the scope and
-        kinds, nearest first."""
-
-    @abstractmethod
     def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """What ``nearest`` finds, as the memory ids (int64) and their unit vectors (float32 rows)."""
+        """The memory ids (int64) and unit vectors (float32 rows) of up to k of the scope's user,
+        inside the scope and kinds, nearest first."""
+
+    def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """The neighbourhood as (memory id, cosine distance) pairs, nearest first."""
+        ids, vectors = self.neighbourhood(vector, scope, kinds, k)
+        if not len(ids):
+            return []
+        query = np.asarray(vector, np.float32).reshape(-1)
+        distances = 1.0 - vectors @ (query / np.linalg.norm(query))
+        return [(int(memory_id), float(distance)) for memory_id, distance in zip(ids, distances)]
 
     @abstractmethod
     def count(self) -> int:

@@ -204,10 +204,6 @@ class VectorMirror:
         self._users: dict[str, UserVectors] = {}
         self._lock = threading.Lock()
 
-    def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
-        with self._lock:
-            return self._synced(scope.user).nearest(vector, scope, kinds, k)
-
     def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
             return self._synced(scope.user).neighbourhood(vector, scope, kinds, k)

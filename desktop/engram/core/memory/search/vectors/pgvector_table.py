@@ -60,7 +60,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
-from pgvector import Vector
 from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
 
@@ -199,34 +198,24 @@ class PgVectorIndex(VectorIndex):
             [(mid, scope.user, kind, scope.session, scope.agent, scope.application, vector)
              for (mid, scope, kind), vector in zip(rows, vectors)])
 
-    def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
-        return [(memory_id, distance) for memory_id, distance, _ in self._nearest(vector, scope, kinds, k, False)]
-
     def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = self._nearest(vector, scope, kinds, k, True)
+        query = np.asarray(vector, np.float32).reshape(-1)
+        rows = []
+        if np.any(query) and k > 0:   # a zero query vector (no known token) has no direction
+            with self.db.pipelined() as conn:   # BEGIN, the way's settings and the search in one round trip
+                sql, params = self._search(conn, query, scope, kinds, k)
+                # Vectors in binary: 200 of them as text would be 0.8 MB to write out and parse.
+                rows = self.typed(conn).raw.cursor(binary=True).execute(translated(sql), params).fetchall()
         if not rows:
             return np.empty(0, np.int64), np.empty((0, self.dimensions), np.float32)
-        return (np.array([memory_id for memory_id, _, _ in rows], np.int64),
-                np.stack([embedding.to_numpy() for _, _, embedding in rows if embedding is not None]).astype(np.float32, copy=False))
-
-    def _nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int,
-                 vectors: bool) -> list[tuple[int, float, Vector | None]]:
-        """(memory id, cosine distance, the vector when asked for, else None), nearest first."""
-        query = np.asarray(vector, np.float32).reshape(-1)
-        if not np.any(query) or k <= 0:
-            return []   # a zero query vector (no known token) has no direction
-        with self.db.pipelined() as conn:   # BEGIN, the way's settings and the search in one round trip
-            sql, params = self._search(conn, query, scope, kinds, k, vectors)
-            # Vectors in binary: 200 of them as text would be 0.8 MB to write out and parse.
-            rows = self.typed(conn).raw.cursor(binary=True).execute(translated(sql), params).fetchall()
         # An iterative scan in relaxed order may return a slightly later row first: sort again.
-        return sorted(((memory_id, float(distance), embedding) for memory_id, distance, embedding in rows),
-                      key=lambda hit: (hit[1], hit[0]))
+        rows.sort(key=lambda row: (row[1], row[0]))
+        return (np.array([memory_id for memory_id, _, _ in rows], np.int64),
+                np.stack([embedding.to_numpy() for _, _, embedding in rows]).astype(np.float32, copy=False))
 
-    def _search(self, conn, query: np.ndarray, scope: Scope, kinds: Sequence[str], k: int,
-                vectors: bool = False) -> tuple[str, tuple]:
-        """The statement finding the scope's nearest k (and their vectors, when asked for), its way
-        chosen by the user's share and set for the rest of ``conn``'s transaction; and its parameters."""
+    def _search(self, conn, query: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[str, tuple]:
+        """The statement finding the scope's nearest k and their vectors, its way chosen by the
+        user's share and set for the rest of ``conn``'s transaction; and its parameters."""
         clause, params = ["user = ?"], [scope.user]   # the empty user is a user like any other
         for name in ("session", "agent", "application"):
             if value := getattr(scope, name):
@@ -244,8 +233,8 @@ class PgVectorIndex(VectorIndex):
                          " set_config('hnsw.max_scan_tuples', ?, true)", (str(ef), str(MAX_SCAN_TUPLES)))
         else:   # no index scan (neither graph nor btree): a bitmap of the user's rows, then a sort
             conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
-        return (f"SELECT memory_id, embedding <=> ? AS distance, {'embedding' if vectors else 'NULL'}"
-                f" FROM {self.table} WHERE {' AND '.join(clause)} ORDER BY distance LIMIT ?", (query, *params, k))
+        return (f"SELECT memory_id, embedding <=> ? AS distance, embedding FROM {self.table}"
+                f" WHERE {' AND '.join(clause)} ORDER BY distance LIMIT ?", (query, *params, k))
 
     def _share(self, conn, user: str) -> float:
         """The user's share of the table's rows as the planner's statistics have it; 0 for a user

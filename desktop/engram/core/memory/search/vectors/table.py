@@ -43,9 +43,6 @@ class Vec0Index(VectorIndex):
              for (mid, scope, kind), vec in zip(rows, vectors)])
         log(conn, [(self.model_id, scope.user, mid) for mid, scope, _ in rows])
 
-    def nearest(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> list[tuple[int, float]]:
-        return self.mirror.nearest(vector, scope, kinds, k)
-
     def neighbourhood(self, vector: np.ndarray, scope: Scope, kinds: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
         return self.mirror.neighbourhood(vector, scope, kinds, k)
 
