@@ -37,7 +37,8 @@ def test_the_api_runs_beside_the_window_while_the_page_says_so(qtbot, open_windo
     page.port.setValue(port)
     page.enabled.setChecked(True)
     qtbot.waitUntil(lambda: window.api.now[0] == "on", timeout=20_000)
-    assert page.address.text() == f"Listening on http://127.0.0.1:{port}/v1"
+    # The page hears of it through a queued signal, which may come a moment after.
+    qtbot.waitUntil(lambda: page.address.text() == f"Listening on http://127.0.0.1:{port}/v1")
     # Saved on the disk thread, which may come after the server is up.
     qtbot.waitUntil(lambda: Settings.load().api_enabled and Settings.load().api_port == port, timeout=10_000)
 
