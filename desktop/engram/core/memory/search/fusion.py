@@ -90,6 +90,8 @@ class SearchOptions:
     key_weight: float = 1.0          # share of a distilled note's score the messages it came from earn
     coverage_weight: float = 1.0     # BM25 is divided by the larger of the best score and this share of the
                                      # query's ideal score (coverage.py); 0: by the best score alone
+    absent_weight: float = 1.0       # in the ideal, a query term no memory holds counts this share of the
+                                     # IDF of a term one memory holds (coverage.py); 0: left out
     # Standing (see rank): what each feature adds to 1 at its fullest, the relevance's multiplier.
     # No benchmark holds importance, pins or recalls, so those weights are a judgement: enough to
     # order near-equal matches. Recency was measured: 0.1 halving every 30 days cost LoCoMo 0.005
@@ -181,7 +183,7 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
     # Only the balance of the two sides needs the query's ideal word score: counted while the
     # words side still runs (it takes longer than the scan of meaning).
     covering = use_words and use_meaning and options.fusion == "scores" and options.coverage_weight > 0
-    ideal = ideal_bm25(searcher.words, searcher.db, query, scope.user) if covering else 0.0
+    ideal = ideal_bm25(searcher.words, searcher.db, query, scope.user, options.absent_weight) if covering else 0.0
     words = (words_future.result() if words_future
              else searcher.words.ranked(searcher.db, query, scope, options) if use_words else [])
     words_ids = [memory_id for memory_id, _ in words]
