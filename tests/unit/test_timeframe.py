@@ -1,0 +1,92 @@
+"""Time expressions in a question, resolved against the moment of asking, and the memories said
+then coming first (timeframe.py). The real twin: tests/integration/test_timeframe_real.py."""
+
+from datetime import datetime, timezone
+
+import pytest
+
+from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.timeframe import Timeframe, timeframes
+
+THURSDAY = datetime(2023, 3, 9, 15, 47, tzinfo=timezone.utc)
+
+
+def spans(query: str, now: datetime = THURSDAY) -> list[tuple[str, str]]:
+    return [(f"{f.start:%Y-%m-%d %H:%M}", f"{f.end:%Y-%m-%d %H:%M}") for f in timeframes(query, now)]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("I received a piece of jewelry last Saturday from whom?", [("2023-03-04 00:00", "2023-03-05 00:00")]),
+    ("What did I buy four weeks ago?", [("2023-02-06 03:47", "2023-02-13 03:47")]),   # 28 days back, ±3.5
+    ("What did I cook a couple of days ago?", [("2023-03-06 15:47", "2023-03-08 15:47")]),
+    ("What play did I attend last month?", [("2023-02-01 00:00", "2023-03-01 00:00")]),
+    ("How many runs did I miss in March?", [("2023-03-01 00:00", "2023-04-01 00:00")]),
+    ("What did I read in May?", [("2022-05-01 00:00", "2022-06-01 00:00")]),           # this May is yet to come
+    ("Where was I in May 2021?", [("2021-05-01 00:00", "2021-06-01 00:00")]),
+    ("the March 5th, 2021 party", [("2021-03-05 00:00", "2021-03-06 00:00")]),
+    ("What did I do last weekend?", [("2023-03-04 00:00", "2023-03-06 00:00")]),
+    ("How many times did I bake in the past two weeks?", [("2023-02-23 15:47", "2023-03-10 15:47")]),
+    ("What did I do yesterday?", [("2023-03-08 00:00", "2023-03-09 00:00")]),
+    ("in January and March", [("2023-01-01 00:00", "2023-02-01 00:00"), ("2023-03-01 00:00", "2023-04-01 00:00")]),
+    ("我上周买了什么?", [("2023-02-27 00:00", "2023-03-06 00:00")]),                   # Monday to Monday
+    ("三天前我去了哪里", [("2023-03-05 15:47", "2023-03-07 15:47")]),
+    ("上周六我和谁吃饭", [("2023-03-04 00:00", "2023-03-05 00:00")]),
+    ("两个月前", [("2022-12-23 13:23", "2023-01-22 23:56")]),
+    ("上个月去了哪", [("2023-02-01 00:00", "2023-03-01 00:00")]),
+    ("去年", [("2022-01-01 00:00", "2023-01-01 00:00")]),
+    ("2022年3月5日", [("2022-03-05 00:00", "2022-03-06 00:00")]),
+    ("最近三天", [("2023-03-06 15:47", "2023-03-10 15:47")]),
+])
+def test_a_time_expression_names_the_stretch_of_time_before_the_moment_asked(query, expected):
+    assert spans(query) == expected
+
+
+@pytest.mark.parametrize("query", [
+    "May I ask what my dog's name is?",              # the verb
+    "How many days ago did I meet Emma?",            # asks for the time, names none
+    "What time do I wake up on Saturday mornings?",  # a habit, not a day
+    "Any tips for this weekend?",                    # asked on a Thursday: plans, not memories
+    "What will I do next week?",
+    "2023年5月3日",                                    # after the moment asked
+    "the order of airlines I flew with before today",
+])
+def test_no_timeframe_where_none_is_named_or_it_lies_ahead(query):
+    assert spans(query) == []
+
+
+def test_the_same_words_resolve_against_the_moment_asked():
+    monday = datetime(2023, 3, 13, 9, 0, tzinfo=timezone.utc)
+    assert spans("last Saturday", monday) == [("2023-03-11 00:00", "2023-03-12 00:00")]
+    assert spans("this weekend", monday) == []
+    assert spans("on Monday", monday) == [("2023-03-13 00:00", "2023-03-14 00:00")]     # today
+    assert spans("last Monday", monday) == [("2023-03-06 00:00", "2023-03-07 00:00")]
+
+
+def test_closeness_is_full_inside_and_halves_by_a_quarter_of_the_length_outside():
+    week = Timeframe(datetime(2023, 3, 1, tzinfo=timezone.utc), datetime(2023, 3, 9, tzinfo=timezone.utc))
+    assert week.closeness(datetime(2023, 3, 5, tzinfo=timezone.utc)) == 1.0
+    assert week.closeness(datetime(2023, 3, 11, tzinfo=timezone.utc)) == pytest.approx(0.5)   # 2 days after
+    assert week.closeness(datetime(2023, 2, 27, tzinfo=timezone.utc)) == pytest.approx(0.5)   # 2 days before
+    day = Timeframe(datetime(2023, 3, 1, tzinfo=timezone.utc), datetime(2023, 3, 2, tzinfo=timezone.utc))
+    assert day.closeness(datetime(2023, 3, 3, tzinfo=timezone.utc)) == pytest.approx(0.5)    # a day at least
+
+
+PLAIN = dict(k=10, neighbour_weight=0.0, session_weight=0.0, importance_weight=0.0, pinned_weight=0.0,
+             recency_weight=0.0, heat_weight=0.0, now="2023-03-09T15:47:00Z")
+
+
+def test_the_memory_said_in_the_named_time_comes_first(store):
+    said = {day: store.add("I bought a silver necklace at the market", Scope(user="alice", session=day), "message",
+                           created_at=f"2023-03-{day}T12:00:00.000Z").id for day in ("01", "04", "08")}
+    other = store.add("The car needs new tyres before winter", Scope(user="alice"), "message",
+                      created_at="2023-03-04T10:00:00.000Z").id
+
+    def order(query: str, **options) -> list[int]:
+        return [h.memory.id for h in store.search(query, Scope(user="alice"), SearchOptions(**PLAIN | options)).hits]
+
+    assert order("silver necklace last Saturday")[0] == said["04"]
+    assert order("silver necklace yesterday")[0] == said["08"]
+    assert order("silver necklace last Saturday", timeframe_weight=0)[0] == said["01"]   # a tie: the older id
+    # said that day, but about something else: not lifted above the matches
+    assert order("silver necklace last Saturday", timeframe_weight=10).index(other) > 2
