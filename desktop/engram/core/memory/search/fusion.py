@@ -102,7 +102,7 @@ class SearchOptions:
     recency_weight: float = 0.05
     recency_half_life_days: float = 90.0   # Settings.recency_half_life_days; also how fast heat cools
     heat_weight: float = 0.1
-    timeframe_weight: float = 1.0    # more relevance for a memory said in a time the query names (timeframe.py)
+    timeframe_weight: float = 2.0    # more relevance for a memory said in a time the query names (timeframe.py)
     history_weight: float = 0.5      # share of its score a superseded or expired memory keeps (history only)
     now: str | None = None           # the moment recency and validity are measured at (ISO; None: now)
 
