@@ -13,7 +13,8 @@ UTC days.
 What is resolved, English and Chinese: today, yesterday (昨天, 前天); N days / weeks / months /
 years ago (三天前, 两个月前), with words for N (a, two, a couple of, a few, 几); last / this /
 the past week, weekend, month, year (上周, 上周末, 这个月, 去年, 今年); the past N days... (最近三天,
-过去两周); last / on a weekday (上周六, 周一); a month (in March, 三月, 3月, May 2022, 2022年3月), a
+过去两周); last / on a weekday (上周六, 周一); a month (in March, 三月, 3月, May 2022, 2022年3月; from
+July to October, since March), a
 day (March 15th, 7 July 2023, 3月15日) and a year (in 2021, 2021年); a month or day without a
 year is the latest one by the moment of asking. A timeframe that starts after that moment is left
 out (no memory is from the future): "this weekend" asked on a Tuesday means plans, not memories.
@@ -82,7 +83,9 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WEEKDAY = "|".join(_WEEKDAYS)
 
 _ENGLISH = re.compile(
-    rf"\b(?P<ago>(?P<n>\d+|{_N})\s+(?P<unit>day|week|month|year)s?\s+ago)\b"
+    rf"\b(?:from|between)\s+(?P<first>{_MONTH}|May)(?:,?\s+(?P<fyear>(?:19|20)\d\d))?\s+(?:to|and|until|through|till)\s+"
+    rf"(?P<last>{_MONTH}|May)\b(?:,?\s+(?P<lyear>(?:19|20)\d\d)\b)?"
+    rf"|\b(?P<ago>(?P<n>\d+|{_N})\s+(?P<unit>day|week|month|year)s?\s+ago)\b"
     rf"|\b(?:in\s+|over\s+|during\s+)?(?:the\s+)?(?:past|last|previous)\s+(?P<pn>\d+|{_N})\s+(?P<punit>day|week|month|year)s?\b"
     rf"|\b(?P<rel>last|this|the\s+past|this\s+past|past|previous)\s+(?P<period>week|weekend|month|year)\b"
     rf"|\b(?P<wrel>last|this\s+past|past|on)\s+(?P<weekday>{_WEEKDAY})\b(?!s|\s+(?:morning|afternoon|evening|night)s)"
@@ -90,7 +93,7 @@ _ENGLISH = re.compile(
     rf"|\b(?P<mname>{_MONTH}|May)\.?\s+(?P<mday>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(?P<dyear>(?:19|20)\d\d)\b)?"
     rf"|\b(?P<dday>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dname>{_MONTH}|May)\b(?:,?\s*(?P<ddyear>(?:19|20)\d\d)\b)?"
     rf"|\b(?P<ymonth>{_MONTH}|May),?\s+(?P<myear>(?:19|20)\d\d)\b"
-    rf"|\b(?:in|of|during|since|from|between|to|until|through|early|late|mid|and)\s+(?:the\s+month\s+of\s+)?"
+    rf"|\b(?P<mprep>in|of|during|since|from|between|to|until|through|early|late|mid|and)\s+(?:the\s+month\s+of\s+)?"
     rf"(?P<month>{_MONTH}|May)\b(?:,?\s+(?P<pyear>(?:19|20)\d\d)\b)?"
     r"|\b(?:in|during|of|since)\s+(?P<year>(?:19|20)\d\d)\b",
     re.IGNORECASE)
@@ -113,6 +116,11 @@ def timeframes(query: str, now: datetime) -> list[Timeframe]:
 
 
 def _english(m: re.Match, now: datetime) -> Timeframe | None:
+    if m["first"]:     # from July to October: the first month's start to the last one's end
+        last = _month(_MONTHS[m["last"].lower()], now, year=int(m["lyear"]) if m["lyear"] else None)
+        month = _MONTHS[m["first"].lower()]
+        year = int(m["fyear"]) if m["fyear"] else last.start.year - (month > last.start.month)
+        return Timeframe(_month(month, now, year=year).start, last.end)
     if m["ago"]:
         return _ago(_count(m["n"]), m["unit"].lower(), now)
     if m["pn"]:
@@ -130,7 +138,10 @@ def _english(m: re.Match, now: datetime) -> Timeframe | None:
         if name.lower() == "may" and name != "May":   # the verb, not the month: capitalised only
             return None
         day, year = m["mday"] or m["dday"], m["dyear"] or m["ddyear"] or m["myear"] or m["pyear"]
-        return _month(_MONTHS[name.lower()], now, int(day) if day else None, int(year) if year else None)
+        frame = _month(_MONTHS[name.lower()], now, int(day) if day else None, int(year) if year else None)
+        if frame and (m["mprep"] or "").lower() == "since":
+            return Timeframe(frame.start, now + DAY)
+        return frame
     if m["year"]:
         return _year(int(m["year"]))
     return None
