@@ -93,6 +93,13 @@ def test_the_memory_said_in_the_named_time_comes_first(store):
         return [h.memory.id for h in store.search(query, Scope(user="alice"), SearchOptions(**PLAIN | options)).hits]
 
     assert order("silver necklace last Saturday")[0] == said["04"]
+    # what was said then keeps its score; the rest counts less
+    saturday = SearchOptions(**PLAIN)
+    scores = {h.memory.id: h.score for h in store.search("silver necklace last Saturday", Scope(user="alice"), saturday).hits}
+    plain = {h.memory.id: h.score for h in store.search("silver necklace last Saturday", Scope(user="alice"),
+                                                        SearchOptions(**PLAIN | {"timeframe_weight": 0})).hits}
+    assert scores[said["04"]] == pytest.approx(plain[said["04"]])
+    assert scores[said["01"]] < plain[said["01"]] / 2
     assert order("silver necklace yesterday")[0] == said["08"]
     assert order("silver necklace last Saturday", timeframe_weight=0)[0] == said["01"]   # a tie: the older id
     # said that day, but about something else: not lifted above the matches

@@ -5,7 +5,8 @@ stretch of time, and the person's words said then are what the question is about
 another month that matches as well is more likely a different occasion. So a question's time
 expressions become timeframes (start and end, resolved against ``SearchOptions.now``), and a
 memory said inside one earns ``timeframe_weight`` more relevance (multiplied, as standing is:
-it orders matches and cannot lift a memory that does not match). Outside, the share halves every
+it orders matches and cannot lift a memory that does not match; told as a loss for the others, so
+that scores keep their scale). Outside, the share halves every
 ``max(1 day, a quarter of the timeframe's length)``: people round ("four weeks ago" is rarely
 28 days to the hour), a message may be written a day after the event, and local days are not
 UTC days.
@@ -263,8 +264,10 @@ def _year(year: int) -> Timeframe:
 
 def in_timeframe(db: "Database", fused: dict[int, float], query: str, options: "SearchOptions") -> dict[int, float]:
     """Scores after each memory earns up to ``timeframe_weight`` more for being said in a timeframe
-    the query names (see above); unchanged when it names none. Scores only grow, so a memory below
-    the k-th best score over 1 + the weight cannot reach the results: only the others are read."""
+    the query names (see above); unchanged when it names none. Told as a loss, so that scores keep
+    their scale: what was said in the timeframe keeps its score, the rest keeps down to 1 / (1 +
+    the weight) of it. A memory below the k-th best score over 1 + the weight cannot reach the
+    results either way: only the others' dates are read."""
     if not options.timeframe_weight or not fused:
         return fused
     frames = timeframes(query, datetime.fromisoformat(options.moment.replace("Z", "+00:00")))
@@ -274,7 +277,7 @@ def in_timeframe(db: "Database", fused: dict[int, float], query: str, options: "
     rows = db.query(f"SELECT m.id, m.created_at FROM {dialect.of(db).ints('?', 'pool')} CROSS JOIN memories m"
                     " WHERE m.id = pool.value", (json.dumps([i for i, score in fused.items() if score >= floor]),))
     spans = [(frame.start.timestamp(), frame.end.timestamp()) for frame in frames]
-    scores = dict(fused)
+    scores = {memory_id: score / (1 + options.timeframe_weight) for memory_id, score in fused.items()}
     for memory_id, created_at in rows:
         said = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
         said = (said if said.tzinfo else said.replace(tzinfo=timezone.utc)).timestamp()
