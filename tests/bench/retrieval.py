@@ -55,7 +55,8 @@ import chinese  # noqa: E402
 from bigram_bm25 import BigramBM25  # noqa: E402
 from embed_cache import CachedEmbedder  # noqa: E402
 from words_bench import Backends  # noqa: E402
-from metrics import mean, ndcg_any, normalise_dia_ids, percentile, recall_all, recall_any, unit_recall  # noqa: E402
+from metrics import (mean, ndcg_any, newest_first, normalise_dia_ids, percentile, recall_all, recall_any,  # noqa: E402
+                     unit_recall)
 
 from engram.core.storage.database import Database  # noqa: E402
 from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
@@ -267,9 +268,9 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
     for q in questions:
         user = f"lme-{q['question_id']}"
         run.open(user)
-        items, gold_sessions, gold_turns = [], set(), set()
+        items, gold_sessions, gold_turns, said = [], set(), set(), {}
         for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
-            when = lme_time(date)
+            when = said[sid] = lme_time(date)
             for index, turn in enumerate(session):
                 if turn["role"] != "user" or not turn["content"].strip():
                     continue
@@ -293,6 +294,8 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
                                           ("ndcg_any", ndcg_any(ranked, gold, k))):
                         scores[mode][f"{level}_{metric}@{k}"].append(value)
                         scores[mode][f"{q['question_type']}:{level}_{metric}@{k}"].append(value)
+            if q["question_type"] == "knowledge-update" and len(gold_sessions) > 1:
+                scores[mode]["knowledge-update:newest_first"].append(newest_first(sessions, gold_sessions, said))
     return {mode: {key: round(mean(v), 4) for key, v in table.items()} | {"questions": len(questions)}
             for mode, table in scores.items()}
 
@@ -319,6 +322,9 @@ def print_longmemeval(table: dict, questions: list[dict]) -> None:
         for kind, count in counts.items():
             print(f"{mode:<14}{f'{kind} ({count})':<28}"
                   + "".join(f"{row.get(f'{kind}:{c}', float('nan')):>17.3f}" for c in LME_TYPE_COLUMNS))
+    print("knowledge-update, evidence in several sessions: the newest ranked before the older ones")
+    for mode, row in table.items():
+        print(f"{mode:<14}{row.get('knowledge-update:newest_first', float('nan')):.3f}")
 
 
 def by_group(table: dict) -> dict:
