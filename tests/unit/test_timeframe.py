@@ -1,7 +1,8 @@
 """Time expressions in a question, resolved against the moment of asking, and the memories said
 then coming first (timeframe.py). The real twin: tests/integration/test_timeframe_real.py."""
 
-from datetime import datetime, timezone
+import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -104,3 +105,29 @@ def test_the_memory_said_in_the_named_time_comes_first(store):
     assert order("silver necklace last Saturday", timeframe_weight=0)[0] == said["01"]   # a tie: the older id
     # said that day, but about something else: not lifted above the matches
     assert order("silver necklace last Saturday", timeframe_weight=10).index(other) > 2
+
+
+def test_days_begin_at_midnight_where_the_moment_is():
+    shanghai = datetime(2023, 3, 9, 1, 0, tzinfo=timezone(timedelta(hours=8)))      # 17:00 UTC the day before
+    assert [(f.start.isoformat(), f.end.isoformat()) for f in timeframes("yesterday", shanghai)] == [
+        ("2023-03-08T00:00:00+08:00", "2023-03-09T00:00:00+08:00")]
+
+
+@pytest.fixture
+def in_shanghai(monkeypatch):
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_search_names_days_in_the_computers_time_zone(store, in_shanghai):
+    night = store.add("I went to the cinema with Li", Scope(user="alice", session="b"), "message",
+                      created_at="2023-03-08T17:00:00.000Z").id                    # 01:00 on the 9th in Shanghai
+    evening = store.add("I went to the cinema with Li", Scope(user="alice", session="a"), "message",
+                        created_at="2023-03-08T10:00:00.000Z").id                  # 18:00 on the 8th in Shanghai
+    options = SearchOptions(**PLAIN | {"now": "2023-03-09T10:00:00Z"})             # 18:00 on the 9th
+    # in UTC both were said yesterday (a tie: the older id, night, would come first)
+    assert [h.memory.id for h in store.search("cinema with Li yesterday", Scope(user="alice"), options).hits] == [evening, night]
+    assert [h.memory.id for h in store.search("cinema with Li today", Scope(user="alice"), options).hits] == [night, evening]

@@ -8,8 +8,8 @@ memory said inside one earns ``timeframe_weight`` more relevance (multiplied, as
 it orders matches and cannot lift a memory that does not match; told as a loss for the others, so
 that scores keep their scale). Outside, the share halves every
 ``max(1 day, a quarter of the timeframe's length)``: people round ("four weeks ago" is rarely
-28 days to the hour), a message may be written a day after the event, and local days are not
-UTC days.
+28 days to the hour) and a message may be written a day after the event. Days begin at midnight
+in the computer's time zone (the person's).
 
 What is resolved, English and Chinese: today, yesterday (昨天, 前天); N days / weeks / months /
 years ago (三天前, 两个月前), with words for N (a, two, a couple of, a few, 几); last / this /
@@ -35,7 +35,7 @@ import heapq
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING
 
 from engram.core.storage import dialect
@@ -144,7 +144,7 @@ def _english(m: re.Match, now: datetime) -> Timeframe | None:
             return Timeframe(frame.start, now + DAY)
         return frame
     if m["year"]:
-        return _year(int(m["year"]))
+        return _year(int(m["year"]), now.tzinfo)
     return None
 
 
@@ -162,9 +162,9 @@ def _chinese(m: re.Match, now: datetime) -> Timeframe | None:
     if m["period"]:
         period, relation = _ZH_PERIODS[m["period"]], m["rel"]
         if period == "year" and relation in ("去", "前"):
-            return _year(now.year - (1 if relation == "去" else 2))
+            return _year(now.year - (1 if relation == "去" else 2), now.tzinfo)
         if period == "year" and relation == "今":
-            return _year(now.year)
+            return _year(now.year, now.tzinfo)
         if relation in ("去", "今", "前"):
             return None
         return _period(period, previous=relation == "上", now=now)
@@ -175,7 +175,7 @@ def _chinese(m: re.Match, now: datetime) -> Timeframe | None:
         if 1 <= month <= 12:
             return _month(month, now, int(m["mday"]) if m["mday"] else None, int(m["myear"]) if m["myear"] else None)
     if m["year"]:
-        return _year(int(m["year"]))
+        return _year(int(m["year"]), now.tzinfo)
     return None
 
 
@@ -233,7 +233,7 @@ def _period(period: str, previous: bool, now: datetime) -> Timeframe:
     if period == "month":
         first = today.replace(day=1)
         return Timeframe((first - DAY).replace(day=1), first) if previous else Timeframe(first, _next_month(first))
-    return _year(now.year - 1 if previous else now.year)
+    return _year(now.year - 1 if previous else now.year, now.tzinfo)
 
 
 def _weekday(weekday: int, now: datetime, before_today: bool) -> Timeframe:
@@ -258,8 +258,8 @@ def _next_month(first: datetime) -> datetime:
     return (first + timedelta(days=32)).replace(day=1)
 
 
-def _year(year: int) -> Timeframe:
-    return Timeframe(datetime(year, 1, 1, tzinfo=timezone.utc), datetime(year + 1, 1, 1, tzinfo=timezone.utc))
+def _year(year: int, zone: tzinfo | None) -> Timeframe:
+    return Timeframe(datetime(year, 1, 1, tzinfo=zone), datetime(year + 1, 1, 1, tzinfo=zone))
 
 
 def in_timeframe(db: "Database", fused: dict[int, float], query: str, options: "SearchOptions") -> dict[int, float]:
@@ -270,7 +270,8 @@ def in_timeframe(db: "Database", fused: dict[int, float], query: str, options: "
     results either way: only the others' dates are read."""
     if not options.timeframe_weight or not fused:
         return fused
-    frames = timeframes(query, datetime.fromisoformat(options.moment.replace("Z", "+00:00")))
+    # days begin at midnight where the person is: the computer's time zone
+    frames = timeframes(query, datetime.fromisoformat(options.moment.replace("Z", "+00:00")).astimezone())
     if not frames:
         return fused
     floor = heapq.nlargest(options.k, fused.values())[-1] / (1 + options.timeframe_weight)
