@@ -442,7 +442,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     embedder = CachedEmbedder(GGUFEmbedder(args.model, n_threads=args.threads), cache_single=args.cached_queries)
-    changed = {name: float(value) for name, value in (item.split("=", 1) for item in args.set)}
+    defaults = SearchOptions()   # a count stays a whole number (k=10), the rest are numbers (0 is off)
+    changed = {name: (int if type(getattr(defaults, name)) is int else float)(value)
+               for name, value in (item.split("=", 1) for item in args.set)}
     modes = {name: dataclasses.replace(MODES[name], **changed) for name in args.modes}
     report: dict = {"model": embedder.name, "fingerprint": embedder.fingerprint,
                     "default_options": dataclasses.asdict(SearchOptions()), "changed_options": changed}
