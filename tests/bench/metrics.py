@@ -47,6 +47,14 @@ def recall_all(ranked: Sequence[str], gold: Iterable[str], k: int) -> float:
     return float(gold <= set(ranked[:k]))
 
 
+def newest_first(ranked: Sequence[str], gold: Iterable[str], said: dict[str, str]) -> float:
+    """1.0 when the first gold key ranked is the newest one by ``said`` (ISO times; LongMemEval's
+    knowledge-update: the value now true), 0.0 when an older one comes first or none is ranked."""
+    gold = set(gold)
+    first = next((key for key in ranked if key in gold), None)
+    return float(first is not None and said[first] == max(said[key] for key in gold))
+
+
 def ndcg_any(ranked: Sequence[str], gold: Iterable[str], k: int) -> float:
     """Binary-relevance nDCG@k, as LongMemEval's evaluation computes it: DCG of the gold keys in
     the top k over the DCG of the ideal ranking (all gold keys first, at most k of them)."""

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 from bigram_bm25 import BigramBM25, bigrams  # noqa: E402
 from chinese import haystacks, memdaily, memdaily_time, shared_words, stratified, zero_overlap  # noqa: E402
-from metrics import (ndcg_any, normalise_dia_ids, percentile, recall_all, recall_any,  # noqa: E402
+from metrics import (ndcg_any, newest_first, normalise_dia_ids, percentile, recall_all, recall_any,  # noqa: E402
                      unit_recall)
 
 
@@ -137,3 +137,10 @@ def test_memdaily_people_from_a_hand_made_file(tmp_path):
     assert len(memdaily(tmp_path, 1)) == 1 and len(memdaily(tmp_path, 1)[0].questions) == 1
     with pytest.raises(FileNotFoundError):
         memdaily(tmp_path / "missing", 10)
+
+
+def test_newest_first_is_whether_the_value_now_true_comes_before_the_older_ones():
+    said = {"old": "2023-05-01T00:00:00.000Z", "new": "2023-06-01T00:00:00.000Z"}
+    assert newest_first(["x", "new", "old"], {"old", "new"}, said) == 1.0
+    assert newest_first(["old", "x", "new"], {"old", "new"}, said) == 0.0
+    assert newest_first(["x", "y"], {"old", "new"}, said) == 0.0

@@ -57,6 +57,7 @@ from engram.core.memory.records import DISTILLED_KINDS, Memory, now_iso, parse_k
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.coverage import ideal_bm25
 from engram.core.memory.search.neighbourhood import similarities
+from engram.core.memory.search.timeframe import in_timeframe
 from engram.core.storage import dialect
 
 if TYPE_CHECKING:
@@ -103,6 +104,7 @@ class SearchOptions:
     recency_weight: float = 0.05
     recency_half_life_days: float = 90.0   # Settings.recency_half_life_days; also how fast heat cools
     heat_weight: float = 0.1
+    timeframe_weight: float = 2.0    # more relevance for a memory said in a time the query names (timeframe.py)
     history_weight: float = 0.5      # share of its score a superseded or expired memory keeps (history only)
     now: str | None = None           # the moment recency and validity are measured at (ISO; None: now)
 
@@ -204,7 +206,7 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
         fused = with_context(searcher.db, fused, scope, options, crowd)
         best_possible *= 1 + 2 * options.neighbour_weight + options.session_weight
     if fused:
-        fused = rank(searcher.db, fused, options)
+        fused = in_timeframe(searcher.db, rank(searcher.db, fused, options), query, options)
     ranked = sorted(fused, key=lambda i: (-fused[i], i))
 
     words_rank = {i: r for r, i in enumerate(words_ids, start=1)}
