@@ -119,9 +119,12 @@ def timeframes(query: str, now: datetime) -> list[Timeframe]:
 def _english(m: re.Match, now: datetime) -> Timeframe | None:
     if m["first"]:     # from July to October: the first month's start to the last one's end
         last = _month(_MONTHS[m["last"].lower()], now, year=int(m["lyear"]) if m["lyear"] else None)
+        if last is None:    # (a whole month always exists: only a named day may not)
+            return None
         month = _MONTHS[m["first"].lower()]
         year = int(m["fyear"]) if m["fyear"] else last.start.year - (month > last.start.month)
-        return Timeframe(_month(month, now, year=year).start, last.end)
+        first = _month(month, now, year=year)
+        return Timeframe(first.start, last.end) if first else None
     if m["ago"]:
         return _ago(_count(m["n"]), m["unit"].lower(), now)
     if m["pn"]:
@@ -280,7 +283,7 @@ def in_timeframe(db: "Database", fused: dict[int, float], query: str, options: "
     spans = [(frame.start.timestamp(), frame.end.timestamp()) for frame in frames]
     scores = {memory_id: score / (1 + options.timeframe_weight) for memory_id, score in fused.items()}
     for memory_id, created_at in rows:
-        said = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
-        said = (said if said.tzinfo else said.replace(tzinfo=timezone.utc)).timestamp()
+        moment = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+        said = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
         scores[memory_id] *= 1 + options.timeframe_weight * max(_closeness(*span, said) for span in spans)
     return scores
