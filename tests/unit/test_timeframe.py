@@ -55,6 +55,8 @@ def test_a_time_expression_names_the_stretch_of_time_before_the_moment_asked(que
     "What time do I wake up on Saturday mornings?",  # a habit, not a day
     "Any tips for this weekend?",                    # asked on a Thursday: plans, not memories
     "What will I do next week?",
+    "下周一上午我有什么安排？",                          # next Monday
+    "我每周二去健身",                                   # every Tuesday: a habit
     "2023年5月3日",                                    # after the moment asked
     "the order of airlines I flew with before today",
 ])
