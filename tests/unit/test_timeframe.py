@@ -64,6 +64,15 @@ def test_no_timeframe_where_none_is_named_or_it_lies_ahead(query):
     assert spans(query) == []
 
 
+def test_a_page_or_a_list_of_dates_names_no_time_to_search_in():
+    """A pasted page names many times, none of which the question asks about; reading it would
+    cost more than the search."""
+    question = "What did I buy last Saturday?"
+    assert spans(question) and spans(f"{question} Last Saturday, I mean.") == spans(question)   # one, said twice
+    assert spans("in May 2021, June 2021, July 2021 and August 2021") == []
+    assert spans("The minutes of the meeting. " * 40 + question) == []
+
+
 def test_the_same_words_resolve_against_the_moment_asked():
     monday = datetime(2023, 3, 13, 9, 0, tzinfo=timezone.utc)
     assert spans("last Saturday", monday) == [("2023-03-11 00:00", "2023-03-12 00:00")]

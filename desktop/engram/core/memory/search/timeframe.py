@@ -46,6 +46,11 @@ if TYPE_CHECKING:
 
 DAY = timedelta(days=1)
 _DAY_SECONDS = DAY.total_seconds()
+# A question names the time it asks about once or twice ("in January and March"). A longer text
+# (a pasted page, a message with its history) or one naming more times is not about one stretch
+# of time, and reading it would cost more than the search (100k characters: 0.2 s, 3,000 spans).
+MAX_QUESTION_CHARS = 1000
+MAX_TIMEFRAMES = 3
 
 
 @dataclass(frozen=True)
@@ -110,10 +115,14 @@ _ZH_PERIODS = {"周末": "weekend", "周": "week", "星期": "week", "礼拜": "
 
 
 def timeframes(query: str, now: datetime) -> list[Timeframe]:
-    """The timeframes ``query`` names, resolved against ``now``; none that start after it."""
+    """The timeframes ``query`` names, resolved against ``now``; none that start after it, and
+    none at all for a text longer than a question or naming more times than one asks about."""
+    if len(query) > MAX_QUESTION_CHARS:
+        return []
     found = [frame for match in _ENGLISH.finditer(query) if (frame := _english(match, now))]
     found += [frame for match in _CHINESE.finditer(query) if (frame := _chinese(match, now))]
-    return [frame for frame in found if frame.start <= now]
+    named = list(dict.fromkeys(frame for frame in found if frame.start <= now))
+    return named if len(named) <= MAX_TIMEFRAMES else []
 
 
 def _english(m: re.Match, now: datetime) -> Timeframe | None:
