@@ -44,6 +44,12 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def moment_of(iso: str) -> datetime:
+    """A stored time as an aware datetime (a time stored without a zone is UTC's)."""
+    moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 def wording(text: str) -> str:
     """The words of a text, case and spacing aside: two memories with the same wording say the
     same thing (recall shows it once; distillation does not note it again)."""

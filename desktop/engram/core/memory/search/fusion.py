@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from engram.core.errors import InvalidInput
-from engram.core.memory.records import DISTILLED_KINDS, Memory, now_iso, parse_kind
+from engram.core.memory.records import DISTILLED_KINDS, Memory, moment_of, now_iso, parse_kind
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.coverage import ideal_bm25
 from engram.core.memory.search.neighbourhood import similarities
@@ -119,7 +119,7 @@ class SearchOptions:
             raise InvalidInput("the recency half-life must be more than 0 days")
         if self.now is not None:
             try:   # one spelling, so that it compares with the stored times as text
-                object.__setattr__(self, "now", _iso(_moment(self.now)))
+                object.__setattr__(self, "now", _iso(moment_of(self.now)))
             except (TypeError, ValueError):
                 raise InvalidInput(f"{self.now!r} is not a moment",
                                    hint="write it as ISO 8601, e.g. 2024-05-01T12:00:00Z") from None
@@ -347,12 +347,7 @@ def halved(days: float, half_life_days: float) -> float:
 
 
 def days_between(earlier: str, later: str) -> float:
-    return (_moment(later) - _moment(earlier)).total_seconds() / 86400
-
-
-def _moment(iso: str) -> datetime:
-    moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return (moment_of(later) - moment_of(earlier)).total_seconds() / 86400
 
 
 def _iso(moment: datetime) -> str:

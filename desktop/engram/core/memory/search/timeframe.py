@@ -35,9 +35,10 @@ import heapq
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING
 
+from engram.core.memory.records import moment_of
 from engram.core.storage import dialect
 
 if TYPE_CHECKING:
@@ -283,7 +284,7 @@ def in_timeframe(db: "Database", fused: dict[int, float], query: str, options: "
     if not options.timeframe_weight or not fused:
         return fused
     # days begin at midnight where the person is: the computer's time zone
-    frames = timeframes(query, datetime.fromisoformat(options.moment.replace("Z", "+00:00")).astimezone())
+    frames = timeframes(query, moment_of(options.moment).astimezone())
     if not frames:
         return fused
     floor = heapq.nlargest(options.k, fused.values())[-1] / (1 + options.timeframe_weight)
@@ -292,7 +293,6 @@ def in_timeframe(db: "Database", fused: dict[int, float], query: str, options: "
     spans = [(frame.start.timestamp(), frame.end.timestamp()) for frame in frames]
     scores = {memory_id: score / (1 + options.timeframe_weight) for memory_id, score in fused.items()}
     for memory_id, created_at in rows:
-        moment = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
-        said = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+        said = moment_of(created_at).timestamp()
         scores[memory_id] *= 1 + options.timeframe_weight * max(_closeness(*span, said) for span in spans)
     return scores
