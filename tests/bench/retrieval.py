@@ -11,10 +11,12 @@ later runs read vectors from <repo>/.cache/embeddings.sqlite and take minutes.
 
 Each LoCoMo conversation is one user in a database of its own (the metric's "one index per
 conversation": word statistics must not mix conversations), each of its sessions one session,
-each turn a message ("speaker: text", dated with its session); each LongMemEval question is a
-fresh user and database holding its haystack (user turns only: the keys the metric scores). Queries
-go through MemoryStore.search, the app's own search path. Document vectors come from an
-on-disk cache keyed by model fingerprint and text (tests/bench/embed_cache.py); the query is
+each turn a message ("speaker: text", dated with its session; the first speaker's as the person's,
+the second's as the assistant's, as the archive keeps a chat's two parties); each LongMemEval
+question is a fresh user and database holding its haystack (user turns, the keys the metric
+scores; with --parties both the assistant's too). Queries go through MemoryStore.search, the
+app's own search path. Document vectors come from an on-disk cache keyed by model fingerprint and
+text (tests/bench/embed_cache.py); the query is
 embedded by the model (or, with --cached-queries, read from the cache and the model's query
 time measured apart on a sample), and that time is reported apart from the search itself.
 Metrics: tests/bench/metrics.py; data and definitions: ../shared/bench-data/README.md.
@@ -198,8 +200,9 @@ def evaluate_locomo(run: Run, data_dir: Path, conversations: int, modes: dict[st
             scope = Scope("bench", "", user, f"session_{session}")
             for turn in conversation[f"session_{session}"]:
                 position[turn["dia_id"]] = len(items) + 1     # the turn's message id, as the archive keeps it
+                role = "user" if turn["speaker"] == conversation["speaker_a"] else "assistant"
                 items.append(NewMemory(locomo_turn_text(turn), scope, "message", source_ids=(len(items) + 1,),
-                                       source={"dia_id": turn["dia_id"], "speaker": turn["speaker"]},
+                                       source={"dia_id": turn["dia_id"], "speaker": turn["speaker"], "role": role},
                                        created_at=iso(when)))
             if keys == "observation":
                 for facts in sample["observation"].get(f"session_{session}_observation", {}).values():
@@ -253,8 +256,10 @@ def load_longmemeval(data_dir: Path, limit: int | None) -> list[dict]:
     return kept[:limit] if limit else kept
 
 
-def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dict[str, SearchOptions]) -> dict:
-    """Per question a fresh database and user holding its haystack's user turns; then the question,
+def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dict[str, SearchOptions],
+                         parties: str = "user") -> dict:
+    """Per question a fresh database and user holding its haystack's user turns (``parties`` "both":
+    the assistant's too, as the archive keeps a chat; only user turns are evidence); then the question,
     asked on its own date (recency, validity and time expressions are measured from it), after its
     haystack. Scores overall and per question type ("<type>:<metric>").
 
@@ -272,14 +277,14 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
         for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
             when = said[sid] = lme_time(date)
             for index, turn in enumerate(session):
-                if turn["role"] != "user" or not turn["content"].strip():
+                if turn["role"] != "user" and parties == "user" or not turn["content"].strip():
                     continue
                 key = f"{sid}#{index}"
-                if "answer" in sid and turn.get("has_answer"):
+                if "answer" in sid and turn.get("has_answer") and turn["role"] == "user":
                     gold_sessions.add(sid)
                     gold_turns.add(key)
                 items.append(NewMemory(turn["content"][:MAX_TEXT_CHARS], Scope("bench", "", user, sid), "message",
-                                       source={"key": key}, created_at=when))
+                                       source={"key": key, "role": turn["role"]}, created_at=when))
         run.ingest(items)
         asked = max(lme_time(date) for date in [q["question_date"], *q["haystack_dates"]])
         for mode, options in modes.items():
@@ -353,7 +358,8 @@ def evaluate_chinese(run: Run, people: list[chinese.Person], modes: dict[str, Se
     missed: dict[str, list[str]] = {row: [] for row in rows}
     for person in people:
         run.open(person.name)
-        run.ingest([NewMemory(m.text, Scope("bench", "", person.name, m.session), "message", source={"key": m.key},
+        run.ingest([NewMemory(m.text, Scope("bench", "", person.name, m.session), "message",
+                              source={"key": m.key, "role": "user"},
                               created_at=iso(m.created_at)) for m in person.messages])
         baseline = BigramBM25([m.text for m in person.messages])
         for question in person.questions:
@@ -422,6 +428,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--keys", choices=("none", "observation"), default="none",
                         help="LoCoMo: also store its per-session observations as notes of their turns")
     parser.add_argument("--longmemeval", type=int, default=None, help="questions (0 skips; default all)")
+    parser.add_argument("--parties", choices=("user", "both"), default="user",
+                        help="LongMemEval: store the user's turns (the evidence), or the assistant's too")
     parser.add_argument("--chinese", type=int, default=0,
                         help="MemDaily trajectories (0 skips the Chinese sets; 600 takes minutes)")
     parser.add_argument("--memsim", type=Path, default=REPO.parent / "cache" / "memsim",
@@ -462,7 +470,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.longmemeval != 0:
             embedder.hits = embedder.misses = 0
             run = Run("longmemeval", embedder, Path(folder), backends)
-            report["longmemeval"] = evaluate_longmemeval(run, args.data, args.longmemeval, modes)
+            report["longmemeval"] = evaluate_longmemeval(run, args.data, args.longmemeval, modes, args.parties)
             report["longmemeval_by_type"] = {mode: by_group(row) for mode, row in report["longmemeval"].items()}
             report["longmemeval_figures"] = run.figures()
             print_longmemeval(report["longmemeval"], load_longmemeval(args.data, args.longmemeval))

@@ -53,6 +53,28 @@ def test_context_never_outranks_the_match_itself(store, chat):
     assert all(0 < h.score <= 1 for h in result.hits)
 
 
+def test_the_other_partys_answer_to_a_question_rises_to_its_score(store):
+    """The assistant asks, the person answers: the answer holds what a later search wants and
+    rises to 0.9 of the question's score, right after it. A person's own next message after their
+    own question does not answer it (a neighbour's share only)."""
+    dinner, cooking = Scope(user="alice", session="dinner"), Scope(user="alice", session="cooking")
+    question = store.add("What is your favourite dish?", dinner, "message", source={"role": "assistant"}).id
+    answer = store.add("Coconut milk ice cream, so creamy", dinner, "message", source={"role": "user"}).id
+    asked = store.add("Which dish is my favourite?", cooking, "message", source={"role": "user"}).id
+    follow_up = store.add("Never mind, I remember now", cooking, "message", source={"role": "user"}).id
+
+    def scores(**options):
+        hits = store.search("favourite dish", ALICE, SearchOptions(mode="words", k=10, session_weight=0.0, **options))
+        return {h.memory.id: h.score for h in hits.hits}
+
+    found = scores()
+    assert found[answer] == pytest.approx(0.9 * found[question])
+    assert found[follow_up] == pytest.approx(0.3 * found[asked])
+    found = scores(answer_weight=0.3)
+    assert found[answer] == pytest.approx(0.3 * found[question])
+    assert answer not in scores(answer_weight=0.0, neighbour_weight=0.0)
+
+
 def test_rank_fusion_is_still_available(store, chat):
     for fusion in ("rrf", "scores"):
         assert found(store, "hiking kids", fusion=fusion, **PLAIN)[0] == chat["reply"]
