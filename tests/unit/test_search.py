@@ -70,6 +70,8 @@ def test_the_other_partys_answer_to_a_question_rises_to_its_score(store):
     found = scores()
     assert found[answer] == pytest.approx(0.9 * found[question])
     assert found[follow_up] == pytest.approx(0.3 * found[asked])
+    found = scores(threshold=0.5)   # only what a side found joins, and what answers it
+    assert answer in found and follow_up not in found
     found = scores(answer_weight=0.3)
     assert found[answer] == pytest.approx(0.3 * found[question])
     assert answer not in scores(answer_weight=0.0, neighbour_weight=0.0)
