@@ -259,8 +259,8 @@ def with_context(db: "Database", fused: dict[int, float], scope: Scope,
     in its session: shares of the part of a score above ``crowd``. Neighbours are the previous and
     next message of the same session inside the scope; they may join the candidates, unless a
     similarity threshold is set: then only memories that words or meaning found are returned, and
-    the answers to those that ask (as relevant as what they answer; the product's recall, at
-    threshold 0.1, finds LoCoMo's evidence .714/.793 at @5/@10 so, .707/.777 without)."""
+    the answers to those of them that ask, as relevant as their question (LoCoMo at recall's
+    threshold 0.1: .714/.793 at @5/@10; .707/.777 if answers could not join)."""
     ids = sorted(fused, key=lambda i: -fused[i])
     clause, params = scope.sql("n")
     # Neighbours are looked up (two index probes each) for the best candidates only: a weak
