@@ -259,3 +259,25 @@ def test_postgres_coverage_reuses_the_statistics_its_search_read_until_a_write(p
     assert index.holding(db, "alice", ["red", "dog"], every) == (2, [2, 1]) and len(ran) == 4
     assert index.holding(db, "alice", ["red", "dog"], every) == (2, [2, 1]) and len(ran) == 4
     db.close()
+
+
+def test_sqlite_coverage_counts_no_term_its_search_counted_until_a_write(tmp_path, monkeypatch):
+    """On SQLite, too, ``holding`` takes the term counts ``ranked`` made (both went through one
+    connection, one after the other); after a write, or for another user or term, it counts again."""
+    db = Database(tmp_path / "engram.db")
+    index = words.for_database(db)
+    remember(db, "red dog")
+    remember(db, "red cat", user="bob")
+    ran = statements(db, monkeypatch)
+    counts = lambda: sum("MATCH ? LIMIT ?" in sql for sql in ran)   # noqa: E731
+    as_coverage = lambda documents: max(tokens.COMMON_AT_LEAST, int(documents * tokens.COMMON_SHARE)) + 1   # noqa: E731
+    ranked(db, "red dog")
+    assert counts() == 2
+    assert index.holding(db, "alice", ["red", "dog"], as_coverage) == (1, [1, 1]) and counts() == 2
+    assert index.holding(db, "alice", ["cat"], as_coverage) == (1, [0]) and counts() == 3     # a term not counted
+    assert index.holding(db, "bob", ["red"], as_coverage) == (1, [1]) and counts() == 4
+    remember(db, "red fox")
+    assert index.holding(db, "alice", ["red", "dog"], as_coverage) == (2, [2, 1]) and counts() == 6
+    with db.transaction():    # what a transaction counts may never be committed: not kept
+        assert index.holding(db, "alice", ["red", "dog"], as_coverage) == (2, [2, 1]) and counts() == 8
+    db.close()

@@ -190,12 +190,13 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
             if similar[at] >= options.threshold:
                 similarity[int(ids[at])] = float(similar[at])
                 meaning_ids.append(int(ids[at]))
-    # Only the balance of the two sides needs the query's ideal word score: counted while the
-    # words side still runs (it takes longer than the scan of meaning).
-    covering = use_words and use_meaning and options.fusion == "scores" and options.coverage_weight > 0
-    ideal = ideal_bm25(searcher.words, searcher.db, query, scope.user, options.absent_weight) if covering else 0.0
     words = (words_future.result() if words_future
              else searcher.words.ranked(searcher.db, query, scope, options) if use_words else [])
+    # Only the balance of the two sides needs the query's ideal word score: from the term counts
+    # the words side read (each backend keeps them until the next write; on SQLite, counting them
+    # again beside the words side waited for the one connection).
+    covering = use_words and use_meaning and options.fusion == "scores" and options.coverage_weight > 0
+    ideal = ideal_bm25(searcher.words, searcher.db, query, scope.user, options.absent_weight) if covering else 0.0
     words_ids = [memory_id for memory_id, _ in words]
     bm25 = dict(words)
 
