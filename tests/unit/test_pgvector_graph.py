@@ -97,3 +97,23 @@ def test_a_finished_build_beside_the_graph_is_put_in_place_without_building_agai
     assert index.regraph()
     assert db.query_one("SELECT to_regclass(?)::oid", (f"{index.table}_hnsw",))[0] == oid
     db.close()
+
+
+def test_an_engram_opening_while_the_graph_is_built_beside_does_not_wait_for_the_build(postgres_url):
+    """A build beside the graph (``CREATE INDEX CONCURRENTLY``) holds the table in SHARE UPDATE
+    EXCLUSIVE mode for all its length and waits for the transactions open when it began: an Engram
+    opening meanwhile must take no lock that waits for it (the two would deadlock and PostgreSQL
+    would end the build)."""
+    db = open_database(postgres_url)
+    index = model(db)
+    remember(db, index, Scope(user="alice"), 20, seed=5)
+    other = open_database(postgres_url)
+    opened = []
+    with db.transaction() as conn:
+        conn.execute(f"LOCK TABLE {index.table} IN SHARE UPDATE EXCLUSIVE MODE")   # as the build holds it
+        opening = threading.Thread(target=lambda: opened.append(model(other)))
+        opening.start()
+        opening.join(timeout=10)
+        assert not opening.is_alive() and opened[0].table == index.table
+    other.close()
+    db.close()

@@ -91,6 +91,12 @@ class PgVectorIndex(VectorIndex):
     def _create(self, conn) -> None:
         # Two Engrams starting at once: one creates, the other finds it made.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext('engram.vectors'))")
+        # Made already: no DDL, whose lock on the table would wait for a graph being built beside
+        # it (CONCURRENTLY) while that build waits for this transaction: PostgreSQL then ends the
+        # build as a deadlock (seen at a million memories, when a second Engram opened meanwhile).
+        if conn.execute("SELECT to_regclass(?)", (f"{self.table}_by_user",)).fetchone()[0] is not None:
+            self._build_graph(conn)
+            return
         conn.execute(
             f"CREATE TABLE IF NOT EXISTS {self.table} ("
             " memory_id BIGINT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,"
