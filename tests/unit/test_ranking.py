@@ -2,11 +2,17 @@
 messages they came from. Twin memories say the same words in two sessions, so relevance ties and
 only the feature under test can order them."""
 
+import re
+
 import pytest
 
 from engram.core.errors import InvalidInput
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions, days_between, standing
+from engram.core.memory.records import DISTILLED_KINDS
+from engram.core.memory.search.fusion import NOTE_KINDS, SearchOptions, days_between, standing, with_keys
+from engram.core.memory.store import MemoryStore
+from engram.core.storage import open_database
+from fakes import FakeEmbedder
 
 ALICE = Scope(user="alice")
 PLAIN = dict(neighbour_weight=0.0, session_weight=0.0, importance_weight=0.0, pinned_weight=0.0,
@@ -82,6 +88,7 @@ def test_an_expired_or_superseded_memory_is_only_history_and_the_current_one_win
     assert [h.memory.id for h in hits] == [current, old] and hits[1].score == pytest.approx(hits[0].score / 2)
 
 
+@pytest.mark.both_backends
 def test_a_note_finds_the_message_it_came_from(store):
     said = store.add("yes, we finally did it last weekend", Scope(user="alice", session="a"), "message",
                      source_ids=(41,)).id
@@ -95,6 +102,25 @@ def test_a_note_finds_the_message_it_came_from(store):
     assert order(store, "dog Biscuit", kinds=("fact",)) == [note]
     store.update(note, superseded_by=store.add("Gave Biscuit to a friend.", ALICE, "fact").id)
     assert said not in order(store, "dog Biscuit")
+
+
+def test_postgresql_can_look_candidates_up_among_the_notes_alone(postgres_url):
+    """``with_keys`` writes the notes' kinds as the index of notes (migration 9) holds them, so
+    the server may look the candidates up there, not in every memory's row (which plan it takes
+    depends on the table's size: tests/bench/scale.py at a million)."""
+    db = open_database(postgres_url)
+    store = MemoryStore(db, FakeEmbedder())
+    said = store.add("message", ALICE, "message", source_ids=(7,)).id
+    note = store.add("a note", ALICE, "fact", source_ids=(7,)).id
+    statements = []
+    query = db.query
+    db.query = lambda sql, params=(): statements.append(sql) or query(sql, params)
+    assert with_keys(db, {note: 1.0}, SearchOptions()) == {note: 1.0, said: 1.0}
+    predicate = db.query_one("SELECT pg_get_expr(i.indpred, i.indrelid) FROM pg_index i"
+                             " WHERE i.indexrelid = 'memories_notes'::regclass")[0]
+    assert set(re.findall(r"'(\w+)'", predicate)) == {kind.value for kind in DISTILLED_KINDS}
+    assert f"n.kind IN {NOTE_KINDS}" in statements[0]
+    db.close()
 
 
 def test_a_message_a_note_lifts_into_the_best_shares_with_its_neighbours(store):

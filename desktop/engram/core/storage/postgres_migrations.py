@@ -227,4 +227,11 @@ CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_
 DROP INDEX memories_by_session;
 CREATE INDEX memories_by_session ON memories("user", session, id) INCLUDE (agent, application, kind);
 """),
+    Migration(9, "notes_by_id", """
+-- A search's candidates that are distilled notes (search's keys, fusion.with_keys): looked up here,
+-- the candidates that are no note cost a probe of this small index, not a read of their row (at a
+-- million memories over 100 people, most of those rows are not in memory: 13 ms a search, now
+-- 0.2 ms without notes). The kinds as fusion.NOTE_KINDS writes them.
+CREATE INDEX memories_notes ON memories(id) WHERE kind IN ('fact', 'preference', 'task');
+"""),
 ]

@@ -310,21 +310,24 @@ def with_keys(db: "Database", fused: dict[int, float], options: SearchOptions) -
     notes distilled from it (a message no side found joins). Only when messages may be returned."""
     if options.kinds and "message" not in options.kinds:
         return fused
-    kinds = [kind.value for kind in DISTILLED_KINDS]
     # The notes' source_ids are message ids; the message's archived memory holds just that one.
+    # The kinds are written out, as in the index of notes (PostgreSQL's migration 9), so that the
+    # candidates are looked up there: most are no note, and their rows need not be read.
     sql = dialect.of(db)
     rows = db.query(
         f"SELECT n.id, m.id FROM {sql.ints('?', 'pool')} CROSS JOIN memories n"
         f" CROSS JOIN {sql.ints('n.source_ids', 'said')} CROSS JOIN memories m{sql.indexed_by('memories_by_message')}"
         " WHERE n.id = pool.value AND m.user = n.user AND m.kind = 'message'"
         " AND m.source_ids = '[' || said.value || ']'"
-        f" AND n.kind IN ({','.join('?' * len(kinds))}) AND n.source_ids != '[]' AND {_CURRENT.format(m='n')}",
-        (json.dumps(list(fused)), *kinds, options.moment, options.moment))
+        f" AND n.kind IN {NOTE_KINDS} AND n.source_ids != '[]' AND {_CURRENT.format(m='n')}",
+        (json.dumps(list(fused)), options.moment, options.moment))
     scores = dict(fused)
     for note, message in rows:
         scores[message] = max(scores.get(message, 0.0), options.key_weight * fused[note])
     return scores
 
+
+NOTE_KINDS = "(" + ", ".join(f"'{kind.value}'" for kind in DISTILLED_KINDS) + ")"   # SQL: the kinds of notes
 
 # A memory is current at a moment (the two parameters) when nothing superseded it and its validity
 # window holds the moment.
