@@ -251,9 +251,10 @@ class PostgresWords:
     def _read(self, db: "PostgresDatabase", user: str, keys: list[int],
               statement: Callable[[], tuple[Statistics, T]]) -> tuple[Statistics, T]:
         """What ``statement`` read: the user's statistics of ``keys``, kept for what else the search
-        asks (coverage's ``holding``, at the merge; another search of the same words may be
-        reading them still) until the next write that this Engram makes or hears of: the change stamp, read before, says
-        whether one came between. Not kept inside a transaction, whose writes may never commit."""
+        asks (coverage's ``holding``, at the merge; another search of the same words may be reading
+        them still) until the next write that this Engram makes or hears of: the change stamp, read
+        before, says whether one came between. Not kept inside a transaction, whose writes may never
+        commit."""
         if db.in_transaction_here():
             return statement()
         read = _Read(db.change_stamp(), user, frozenset(keys), Future())
