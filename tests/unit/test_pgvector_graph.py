@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import threading
 
+from engram.core.doctor import _vector_graph
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.vectors import pgvector_table
-from engram.core.memory.search.vectors.pgvector_table import EF_CONSTRUCTION, M
+from engram.core.memory.search.vectors.pgvector_table import EF_CONSTRUCTION, M, outdated_graphs
 from engram.core.storage import open_database
 from test_vector_index import model, nearest_ten_are_exact, remember
 
@@ -116,4 +117,19 @@ def test_an_engram_opening_while_the_graph_is_built_beside_does_not_wait_for_the
         opening.join(timeout=10)
         assert not opening.is_alive() and opened[0].table == index.table
     other.close()
+    db.close()
+
+
+def test_the_doctor_says_when_an_older_graph_is_not_being_built_again(postgres_url):
+    """A graph built again beside the old one fails only into the log (the next start tries
+    again); ``engram doctor`` says that the old one still serves."""
+    db = open_database(postgres_url)
+    index = model(db)
+    remember(db, index, Scope(user="alice"), 50, seed=6)
+    assert outdated_graphs(db) == {} and _vector_graph({"db": db}).ok
+    old_graph(db, index)
+    assert outdated_graphs(db) == {index.table: ({"m": 16, "ef_construction": 64}, None)}
+    check = _vector_graph({"db": db})
+    assert not check.ok and not check.required and "no new one is being built" in check.detail and check.fix
+    assert index.regraph() and outdated_graphs(db) == {} and _vector_graph({"db": db}).ok
     db.close()

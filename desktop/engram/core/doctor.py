@@ -154,6 +154,27 @@ def _outbox(ctx: dict) -> Check:
                  "" if health.ok else "fix the cause above, then run `engram outbox retry`")
 
 
+def _vector_graph(ctx: dict) -> Check | None:
+    """PostgreSQL: a graph an older Engram built is built again beside it when the window starts
+    (an hour or more at a million memories); a build that did not finish is only in the log."""
+    if "db" not in ctx or ctx["db"].dialect != "postgresql":
+        return None
+    from engram.core.memory.search.vectors.pgvector_table import EF_CONSTRUCTION, M, outdated_graphs
+
+    outdated = outdated_graphs(ctx["db"])
+    if not outdated:
+        return Check("vector graph", True, f"HNSW, m {M}, ef_construction {EF_CONSTRUCTION}", required=False)
+    (table, (graph, building)), *_ = outdated.items()
+    detail = (f"{table}'s graph was built by an older Engram (m {graph['m']}, ef_construction"
+              f" {graph['ef_construction']}); searches use it, finding fewer of the nearest at a million memories")
+    if building:
+        return Check("vector graph", True, f"{detail}; the new one is being built beside it ({building})",
+                     required=False)
+    return Check("vector graph", False, f"{detail}; no new one is being built",
+                 "open Engram's window and leave it open until the new graph is built (about 40 minutes a"
+                 " million memories on 2 cores); if it stops, the log says why", required=False)
+
+
 def _chat_model(ctx: dict) -> Check:
     """Chat needs it; memory features work without it, so a broken one is reported, not fatal."""
     from engram.core.models.chat_model import chat_model_path, load_chat_model
@@ -171,7 +192,7 @@ def _chat_model(ctx: dict) -> Check:
 
 
 CHECKS: list[Callable[[dict], Check | None]] = [_python, _data_dir, _database, _password_at_rest, _integrity,
-                                                _tokenizer, _embedding_model, _outbox, _chat_model]
+                                                _tokenizer, _embedding_model, _outbox, _vector_graph, _chat_model]
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None,

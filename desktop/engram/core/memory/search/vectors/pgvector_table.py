@@ -78,6 +78,32 @@ SHARES_FOR_S = 60               # seconds the users' shares read from the statis
 BYTES_PER_LINK = 64             # the graph's build memory per row and link of M beyond its vector, with room
 
 
+def graph_of(db, name: str) -> dict[str, int] | None:
+    """The valid HNSW index ``name``'s parameters as the server holds them (m, ef_construction)."""
+    row = db.query_one("SELECT coalesce(c.reloptions, '{}') FROM pg_class c JOIN pg_index i"
+                       " ON i.indexrelid = c.oid WHERE c.oid = to_regclass(?) AND i.indisvalid", (name,))
+    if row is None:
+        return None
+    given = dict(option.split("=", 1) for option in row[0])
+    return {"m": int(given.get("m", 16)), "ef_construction": int(given.get("ef_construction", 64))}
+
+
+def outdated_graphs(db) -> dict[str, tuple[dict[str, int], str | None]]:
+    """Each model's graph built with other parameters than this version's (by an older Engram),
+    by table: its parameters, and how far its build beside it has come (None: no build under way
+    on the server, e.g. the window has not started since, or the build failed)."""
+    building = {table: f"{phase}, {done / total:.0%}" if total else phase for table, phase, done, total in db.query(
+        "SELECT c.relname, p.phase, p.blocks_done, p.blocks_total FROM pg_stat_progress_create_index p"
+        " JOIN pg_class i ON i.oid = p.index_relid JOIN pg_class c ON c.oid = p.relid"
+        " WHERE i.relname LIKE 'memory\\_vec\\_%\\_hnsw\\_next'")}
+    found = {}
+    for (table,) in db.query("SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE 'memory\\_vec\\_%'"):
+        graph = graph_of(db, f"{table}_hnsw")
+        if graph not in (None, {"m": M, "ef_construction": EF_CONSTRUCTION}):
+            found[table] = (graph, building.get(table))
+    return found
+
+
 class PgVectorIndex(VectorIndex):
     """One model's vectors in a pgvector table with an HNSW index, searched on the server."""
 
@@ -129,13 +155,7 @@ class PgVectorIndex(VectorIndex):
     def graph(self, name: str = "") -> dict[str, int] | None:
         """A valid HNSW index's parameters as the server holds them (m, ef_construction): the
         table's graph, or the index ``name``; None while there is none (a load in progress)."""
-        row = self.db.query_one("SELECT coalesce(c.reloptions, '{}') FROM pg_class c JOIN pg_index i"
-                                " ON i.indexrelid = c.oid WHERE c.oid = to_regclass(?) AND i.indisvalid",
-                                (name or f"{self.table}_hnsw",))
-        if row is None:
-            return None
-        given = dict(option.split("=", 1) for option in row[0])
-        return {"m": int(given.get("m", 16)), "ef_construction": int(given.get("ef_construction", 64))}
+        return graph_of(self.db, name or f"{self.table}_hnsw")
 
     def outdated(self) -> bool:
         """Whether the graph was built with other parameters than this version's (by one before)."""
