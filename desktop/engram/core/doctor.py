@@ -1,4 +1,4 @@
-"""Health checks for ``engram doctor`` and the window's status: each part, what is wrong, the fix."""
+"""Health checks for ``engram doctor``: each part, what is wrong, the fix (the window does not show them yet)."""
 
 from __future__ import annotations
 
