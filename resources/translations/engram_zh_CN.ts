@@ -1907,6 +1907,14 @@ The chat is paused while the files are copied and checked.</source>
         <translation>文件未索引，请查看错误</translation>
     </message>
     <message>
+        <source>search index not rebuilt, see errors</source>
+        <translation>搜索索引未重建，请查看错误</translation>
+    </message>
+    <message>
+        <source>rebuilding the search index</source>
+        <translation>正在重建搜索索引</translation>
+    </message>
+    <message>
         <source>words only</source>
         <translation>仅关键词</translation>
     </message>
@@ -1947,12 +1955,20 @@ The chat is paused while the files are copied and checked.</source>
         <translation>没有嵌入模型：只能按关键词查找记忆。</translation>
     </message>
     <message>
+        <source>The search index of meaning is built again for this version; searches use the old one until it is done.</source>
+        <translation>语义搜索索引正在为此版本重建；完成之前，搜索使用旧索引。</translation>
+    </message>
+    <message>
         <source>Background work has stopped and tries again every few seconds: {why}</source>
         <translation>后台任务已停止，每隔几秒会重试一次：{why}</translation>
     </message>
     <message>
         <source>A change to a session file could not be indexed: {why}</source>
         <translation>对话文件的一处改动未能建立索引：{why}</translation>
+    </message>
+    <message>
+        <source>The search index of meaning could not be rebuilt for this version: {why}. Searches go on with the old one; Engram tries again at its next start.</source>
+        <translation>语义搜索索引无法为此版本重建：{why}。搜索继续使用旧索引；Engram 会在下次启动时重试。</translation>
     </message>
     <message numerus="yes">
         <source>#{id} {kind} ({state}, %n attempts): {why}</source>
@@ -1973,6 +1989,10 @@ The chat is paused while the files are copied and checked.</source>
     <message>
         <source>A session file could not be indexed.</source>
         <translation>有一个对话文件未能建立索引。</translation>
+    </message>
+    <message>
+        <source>The search index could not be rebuilt.</source>
+        <translation>搜索索引无法重建。</translation>
     </message>
     <message>
         <source>Memory work errors</source>

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 pytestmark = pytest.mark.real_model
 
@@ -83,3 +83,33 @@ def test_a_session_file_that_could_not_be_indexed_shows_in_the_status_bar(qtbot)
     bar.set_health(OutboxHealth(0, 0, 0, []), files_problem="2026-11-29_1404_trip/long.md: the disk is full")
     assert bar.health.text() == "Memory: files not indexed, see errors" and bar.health.property("state") == "bad"
     assert bar.errors_action.isEnabled()
+
+
+def test_the_search_index_rebuilt_in_the_background_shows_in_the_status_bar(qtbot):
+    from engram.core.conversation.outbox import OutboxHealth
+    from engram.ui.status_bar import StatusBar
+
+    bar = StatusBar()
+    qtbot.addWidget(bar)
+    bar.set_health(OutboxHealth(0, 0, 0, []), rebuilding=True)
+    assert bar.health.text() == "Memory: rebuilding the search index" and bar.health.property("state") == "ok"
+    assert "old one" in bar.health.toolTip() and not bar.errors_action.isEnabled()
+    bar.set_health(OutboxHealth(0, 0, 0, []), rebuild_failed="deadlock detected")
+    assert bar.health.text() == "Memory: search index not rebuilt, see errors" and bar.health.property("state") == "bad"
+    assert bar.errors_action.isEnabled() and not bar.retry_action.isEnabled()
+    bar.errors_action.trigger()
+    box = bar.findChild(QMessageBox)
+    qtbot.waitUntil(box.isVisible)
+    assert "could not be rebuilt" in box.text() and "deadlock detected" in box.detailedText()
+    box.close()
+
+
+def test_the_window_shows_why_the_search_index_was_not_rebuilt(qtbot, open_window):
+    """What the vector index keeps of its last rebuild (pgvector's, tested on a server in
+    test_pgvector_graph.py) reaches the window's status through its periodic health check."""
+    window = open_window()
+    qtbot.waitUntil(lambda: window.status.health.text() == "Memory: up to date", timeout=15_000)
+    window.backend.engram.store.vectors.rebuild_failed = "deadlock detected"
+    window.refresh_health()
+    qtbot.waitUntil(lambda: "search index not rebuilt" in window.status.health.text(), timeout=10_000)
+    assert window.status._rebuild_failed == "deadlock detected"

@@ -78,7 +78,7 @@ def test_an_older_graph_is_built_again_beside_it_in_the_background_and_searches_
         found = [i for i, _ in index.nearest(rows[0], Scope(user="alice"), (), 10)]
         assert found[0] == ids[0]
     thread.join(timeout=120)
-    assert not thread.is_alive()
+    assert not thread.is_alive() and not index.rebuilding and index.rebuild_failed == ""
     assert reloptions(db, f"{index.table}_hnsw") == sorted([f"m={M}", f"ef_construction={EF_CONSTRUCTION}"])
     assert reloptions(db, f"{index.table}_hnsw_next") is None   # the other build was dropped
     assert not index.outdated() and not index.regraph() and index.regraph_later() is None
@@ -121,8 +121,8 @@ def test_an_engram_opening_while_the_graph_is_built_beside_does_not_wait_for_the
 
 
 def test_the_doctor_says_when_an_older_graph_is_not_being_built_again(postgres_url):
-    """A graph built again beside the old one fails only into the log (the next start tries
-    again); ``engram doctor`` says that the old one still serves."""
+    """A graph built again beside the old one that stopped shows in the window only while it is
+    open (the next start tries again); ``engram doctor`` says that the old one still serves."""
     db = open_database(postgres_url)
     index = model(db)
     remember(db, index, Scope(user="alice"), 50, seed=6)
@@ -132,4 +132,24 @@ def test_the_doctor_says_when_an_older_graph_is_not_being_built_again(postgres_u
     check = _vector_graph({"db": db})
     assert not check.ok and not check.required and "no new one is being built" in check.detail and check.fix
     assert index.regraph() and outdated_graphs(db) == {} and _vector_graph({"db": db}).ok
+    db.close()
+
+
+def test_a_rebuild_that_stops_says_why_to_the_window_and_the_old_graph_serves_on(postgres_url):
+    """The window's status shows ``rebuilding`` while the graph is built again, and a build that
+    stopped (the server's error, real) with its reason: not only in the log."""
+    db = open_database(postgres_url)
+    index = model(db)
+    ids, rows = remember(db, index, Scope(user="alice"), 50, seed=7)
+    old_graph(db, index)
+    index = model(db)
+    index._graph_sql = lambda name, how="": f"CREATE INDEX {how} {name} ON {index.table} USING hnsw (embedding no_such_ops)"
+    thread = index.regraph_later()
+    assert index.rebuilding and index.rebuild_failed == ""
+    thread.join(timeout=60)
+    assert not index.rebuilding and "no_such_ops" in index.rebuild_failed
+    assert index.outdated() and [i for i, _ in index.nearest(rows[0], Scope(user="alice"), (), 1)] == [ids[0]]
+    del index._graph_sql   # the next start's try builds it, and says nothing more
+    index.regraph_later().join(timeout=120)
+    assert not index.outdated() and not index.rebuilding and index.rebuild_failed == ""
     db.close()

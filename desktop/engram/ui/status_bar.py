@@ -1,5 +1,6 @@
 """The status bar: the chat model's state, the speed of the last reply, and memory health
-(background work pending or failed, with a way to see the errors and retry)."""
+(background work pending or failed, session files not indexed, the search index being rebuilt or
+not rebuilt, with a way to see the errors and retry)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.model)
         self.state = ""
         self._errors: list = []
-        self._stalled = self._files_problem = ""
+        self._stalled = self._files_problem = self._rebuild_failed = ""
         self.set_model_state("starting")
         self.set_health(None)
 
@@ -53,10 +54,13 @@ class StatusBar(QStatusBar):
         self.speed.setText(self.tr("{speed} tokens/s").format(speed=f"{tokens_per_second:.1f}")
                            if tokens_per_second > 0 else "")
 
-    def set_health(self, health, to_embed: int = 0, words_only: bool = False, files_problem: str = "") -> None:
+    def set_health(self, health, to_embed: int = 0, words_only: bool = False, files_problem: str = "",
+                   rebuilding: bool = False, rebuild_failed: str = "") -> None:
         """Show an Outbox.health() (pending, failed, retrying, errors), or 'unknown' before it is open;
-        with how many memories wait for the embedding model, or that there is none (words only), and
-        why the session files watcher could not index a change (``files_problem``)."""
+        with how many memories wait for the embedding model, or that there is none (words only),
+        why the session files watcher could not index a change (``files_problem``), and whether the
+        search index of meaning is being rebuilt (after an upgrade, an hour at a million memories on
+        a server) or why that stopped (``rebuild_failed``; the old index serves meanwhile)."""
         if health is None:
             self.health.setText(self.tr("Memory: …"))
             self.health.setProperty("state", "")
@@ -64,10 +68,12 @@ class StatusBar(QStatusBar):
             self.retry_action.setEnabled(False)
         else:
             self._errors = list(health.errors)
-            self._stalled, self._files_problem = health.stalled, files_problem
-            bad = health.failed > 0 or bool(health.stalled) or bool(files_problem)
+            self._stalled, self._files_problem, self._rebuild_failed = health.stalled, files_problem, rebuild_failed
+            bad = health.failed > 0 or bool(health.stalled) or bool(files_problem) or bool(rebuild_failed)
             parts = [self.tr("stopped, see errors")] if health.stalled else []
             parts += [self.tr("files not indexed, see errors")] if files_problem else []
+            parts += [self.tr("search index not rebuilt, see errors")] if rebuild_failed else []
+            parts += [self.tr("rebuilding the search index")] if rebuilding else []
             parts += [self.tr("words only")] if words_only else []
             parts += [self.tr("{count} pending").format(count=health.pending)] if health.pending else []
             parts += [self.tr("{count:,} to embed").format(count=to_embed)] if to_embed else []
@@ -80,8 +86,11 @@ class StatusBar(QStatusBar):
                 tip += " " + self.tr("{count} retrying.").format(count=health.retrying)
             if words_only:
                 tip += " " + self.tr("No embedding model: memories are found by their words.")
+            if rebuilding:
+                tip += " " + self.tr("The search index of meaning is built again for this version;"
+                                     " searches use the old one until it is done.")
             self.health.setToolTip(tip)
-            self.errors_action.setEnabled(bool(self._errors or self._stalled or files_problem))
+            self.errors_action.setEnabled(bool(self._errors or self._stalled or files_problem or rebuild_failed))
             self.retry_action.setEnabled(health.failed > 0)
         self.health.style().unpolish(self.health)
         self.health.style().polish(self.health)
@@ -92,6 +101,10 @@ class StatusBar(QStatusBar):
         if self._files_problem:
             lines.append(self.tr("A change to a session file could not be indexed: {why}").format(
                 why=self._files_problem))
+        if self._rebuild_failed:
+            lines.append(self.tr("The search index of meaning could not be rebuilt for this version: {why}."
+                                 " Searches go on with the old one; Engram tries again at its next start.").format(
+                why=self._rebuild_failed))
         lines += [self.tr("#{id} {kind} ({state}, %n attempts): {why}", "", job.attempts).format(
             id=job.id, kind=job.kind, state=job.state, why=job.last_error) for job in self._errors]
         if self._stalled:
@@ -101,6 +114,8 @@ class StatusBar(QStatusBar):
             summary = self.tr("%n background jobs had errors.", "", jobs)
             if self._files_problem:
                 summary += " " + self.tr("A session file could not be indexed.")
+            if self._rebuild_failed:
+                summary += " " + self.tr("The search index could not be rebuilt.")
         box = QMessageBox(QMessageBox.Warning, self.tr("Memory work errors"), summary, QMessageBox.Close, self)
         box.setDetailedText("\n\n".join(lines))
         box.open()

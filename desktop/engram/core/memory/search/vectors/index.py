@@ -24,6 +24,11 @@ EACH_BATCH = 8192   # vectors read at a time by ``each`` (memory stays bounded)
 class VectorIndex(ABC):
     """One embedding model's vectors in one database."""
 
+    # Its upkeep, as the window's status shows it: an index built again in the background (pgvector's
+    # graph after an upgrade, ``regraph_later``) is being rebuilt, or the last try stopped and why.
+    rebuilding: bool = False
+    rebuild_failed: str = ""
+
     def __init__(self, db, model_name: str, fingerprint: str, dimensions: int):
         self.db = db
         self.dimensions = dimensions

@@ -168,15 +168,21 @@ class PgVectorIndex(VectorIndex):
             return None
         log.warning("the vectors' graph %s is built again with m %d, ef_construction %d (was %s);"
                     " searches use the old one meanwhile", self.table, M, EF_CONSTRUCTION, self.graph())
-        thread = threading.Thread(target=self._regraph_logged, name="engram-regraph", daemon=True)
+        self.rebuilding, self.rebuild_failed = True, ""
+        thread = threading.Thread(target=self._regraph_in_background, name="engram-regraph", daemon=True)
         thread.start()
         return thread
 
-    def _regraph_logged(self) -> None:
+    def _regraph_in_background(self) -> None:
+        """``regraph``, its end kept for the window's status (a thread's error would go unseen);
+        the next start tries again."""
         try:
             self.regraph()
-        except Exception:   # a thread's error would go unseen: the next start tries again
+        except Exception as e:
             log.exception("building the vectors' graph %s again failed", self.table)
+            self.rebuild_failed = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        finally:
+            self.rebuilding = False
 
     def regraph(self) -> bool:
         """Build the graph again with this version's ``M`` and ``EF_CONSTRUCTION`` when it was built
