@@ -113,3 +113,19 @@ def test_the_window_shows_why_the_search_index_was_not_rebuilt(qtbot, open_windo
     window.refresh_health()
     qtbot.waitUntil(lambda: "search index not rebuilt" in window.status.health.text(), timeout=10_000)
     assert window.status._rebuild_failed == "deadlock detected"
+
+
+def test_a_notice_gives_its_text_the_width_and_puts_its_buttons_under_it(qtbot):
+    """A long notice with buttons (the demo model's first-run notice) in a chat panel 490 pixels
+    wide: its text had a column a sixth as wide, beside the buttons."""
+    from engram.ui.notice import Notice
+
+    notice = Notice()
+    qtbot.addWidget(notice)
+    notice.show_message("This is the tiny demo model: it answers in short English sentences, often"
+                        " wrongly. " * 3, actions=[("Download a model…", lambda: None), ("Choose a GGUF model…", lambda: None)])
+    notice.resize(490, notice.heightForWidth(490) if notice.hasHeightForWidth() else 200)
+    qtbot.waitUntil(notice.isVisible)
+    notice.layout().activate()
+    assert notice.label.width() > 0.8 * notice.width()
+    assert all(button.y() >= notice.label.geometry().bottom() for button in notice.buttons)

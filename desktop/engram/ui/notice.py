@@ -7,7 +7,7 @@ import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
 from engram.core.errors import EngramError
 
@@ -23,6 +23,9 @@ def explain(error: BaseException) -> str:
 
 
 class Notice(QFrame):
+    """The text takes the banner's whole width, its buttons in a row under it (beside it, a long
+    text stood in a narrow column in a window 1,100 pixels wide)."""
+
     def __init__(self, parent=None, closable: bool = True):
         super().__init__(parent)
         self.setObjectName("Notice")
@@ -34,14 +37,19 @@ class Notice(QFrame):
         self.label.setTextFormat(Qt.RichText)
         self.label.setOpenExternalLinks(False)
         self.label.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
-        row.addWidget(self.label, 1)
+        column = QVBoxLayout()
+        column.addWidget(self.label)
+        self.actions = QHBoxLayout()
+        self.actions.addStretch(1)
+        column.addLayout(self.actions)
+        row.addLayout(column, 1)
         self.buttons: list[QPushButton] = []
         self.close_button = QToolButton()
         self.close_button.setText("✕")
         self.close_button.setToolTip(self.tr("Dismiss"))
         self.close_button.clicked.connect(self.hide)
         self.close_button.setVisible(closable)
-        row.addWidget(self.close_button)
+        row.addWidget(self.close_button, 0, Qt.AlignTop)
         self.hide()
 
     def show_message(self, text: str, level: str = "info",
@@ -54,7 +62,7 @@ class Notice(QFrame):
         for name, action in actions:
             button = QPushButton(name)
             button.clicked.connect(action)
-            self.layout().insertWidget(self.layout().count() - 1, button)
+            self.actions.addWidget(button)
             self.buttons.append(button)
         self.label.setText(text)
         self.setProperty("level", level)
