@@ -76,6 +76,7 @@ HNSW_SHARE = 0.2                # a user's share of the table from which the gra
 MAX_SCAN_TUPLES = 50_000        # index rows an iterative scan visits at most, looking for the user's rows
 SHARES_FOR_S = 60               # seconds the users' shares read from the statistics are used
 BYTES_PER_LINK = 64             # the graph's build memory per row and link of M beyond its vector, with room
+GRAPH = {"m": M, "ef_construction": EF_CONSTRUCTION}   # as graph_of reads a graph this version built
 
 
 def graph_of(db, name: str) -> dict[str, int] | None:
@@ -99,7 +100,7 @@ def outdated_graphs(db) -> dict[str, tuple[dict[str, int], str | None]]:
     found = {}
     for (table,) in db.query("SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE 'memory\\_vec\\_%'"):
         graph = graph_of(db, f"{table}_hnsw")
-        if graph not in (None, {"m": M, "ef_construction": EF_CONSTRUCTION}):
+        if graph not in (None, GRAPH):
             found[table] = (graph, building.get(table))
     return found
 
@@ -159,7 +160,7 @@ class PgVectorIndex(VectorIndex):
 
     def outdated(self) -> bool:
         """Whether the graph was built with other parameters than this version's (by one before)."""
-        return self.graph() not in (None, {"m": M, "ef_construction": EF_CONSTRUCTION})
+        return self.graph() not in (None, GRAPH)
 
     def regraph_later(self) -> threading.Thread | None:
         """``regraph`` in a thread of its own when the graph is outdated (else None): at a million
@@ -199,7 +200,7 @@ class PgVectorIndex(VectorIndex):
             try:
                 if not self.outdated():
                     return False
-                if self.graph(beside) != {"m": M, "ef_construction": EF_CONSTRUCTION}:
+                if self.graph(beside) != GRAPH:
                     raw.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {beside}")
                     with self.db.transaction() as conn:
                         raw.execute(f"SET maintenance_work_mem = '{self._build_memory(conn)}'")
