@@ -365,12 +365,11 @@ class MainWindow(QMainWindow):
 
     def refresh_health(self) -> None:
         def shown(found):
-            health, to_embed, words_only, vectors = found
+            health, to_embed, words_only, (rebuilding, rebuild_failed) = found
             watcher = self.backend.watcher
             self.status.set_health(health, to_embed, words_only,
                                    self.backend.masked(watcher.problem) if watcher is not None else "",
-                                   vectors is not None and vectors.rebuilding,
-                                   self.backend.masked(vectors.rebuild_failed) if vectors is not None else "")
+                                   rebuilding, self.backend.masked(rebuild_failed))
             if self._last_pending is not None and health.pending < self._last_pending:
                 self.memories.refresh()          # background work stored new memories
             self._last_pending = health.pending
@@ -379,7 +378,9 @@ class MainWindow(QMainWindow):
             health = engram.outbox.health()        # its errors as an error label shows them (masked, if so)
             errors = [replace(job, last_error=self.backend.masked(job.last_error)) for job in health.errors]
             health = replace(health, stalled=self.backend.masked(health.stalled), errors=errors)
-            return health, engram.store.pending_embeddings(), engram.embedder is None, engram.store.vectors
+            vectors = engram.store.vectors
+            upkeep = (vectors.rebuilding, vectors.rebuild_failed) if vectors is not None else (False, "")
+            return health, engram.store.pending_embeddings(), engram.embedder is None, upkeep
 
         self.backend.disk(found, returned=shown)
 

@@ -181,7 +181,7 @@ class PgVectorIndex(VectorIndex):
             self.regraph()
         except Exception as e:
             log.exception("building the vectors' graph %s again failed", self.table)
-            self.rebuild_failed = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            self.rebuild_failed = (str(e).strip().splitlines() or [type(e).__name__])[0]
         finally:
             self.rebuilding = False
 
