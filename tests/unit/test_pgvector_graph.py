@@ -120,6 +120,28 @@ def test_an_engram_opening_while_the_graph_is_built_beside_does_not_wait_for_the
     db.close()
 
 
+def test_an_engram_opening_while_a_load_builds_the_graph_does_not_wait_for_it(postgres_url):
+    """A load (moving data in, a benchmark) builds the graph in a transaction of its own, an hour
+    at a million: an Engram opening meanwhile leaves it to that build instead of waiting for it."""
+    db = open_database(postgres_url)
+    index = model(db)
+    ids, rows = remember(db, index, Scope(user="alice"), 20, seed=8)
+    with db.transaction() as conn:
+        conn.execute(f"DROP INDEX {index.table}_hnsw")   # as loading() drops it first
+    other = open_database(postgres_url)
+    opened = []
+    with db.transaction() as conn:
+        index._build_graph(conn)                          # loading()'s build, not committed yet
+        opening = threading.Thread(target=lambda: opened.append(model(other)))
+        opening.start()
+        opening.join(timeout=10)
+        assert not opening.is_alive() and opened[0].table == index.table
+        assert [i for i, _ in opened[0].nearest(rows[0], Scope(user="alice"), (), 1)] == [ids[0]]   # exactly
+    assert index.graph() == {"m": M, "ef_construction": EF_CONSTRUCTION}
+    other.close()
+    db.close()
+
+
 def test_the_doctor_says_when_an_older_graph_is_not_being_built_again(postgres_url):
     """A graph built again beside the old one that stopped shows in the window only while it is
     open (the next start tries again); ``engram doctor`` says that the old one still serves."""

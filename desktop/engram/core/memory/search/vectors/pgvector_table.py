@@ -136,8 +136,12 @@ class PgVectorIndex(VectorIndex):
         """Build the HNSW index if it is missing (``M``, ``EF_CONSTRUCTION``), with memory for the
         whole graph: pgvector builds in memory while the graph fits and falls back to page-by-page
         inserts after, many times slower (a 1M x 384 graph of M 16 takes about 2.5 GB; the server's
-        default is 64 MB). The server's own setting is kept when larger."""
+        default is 64 MB). The server's own setting is kept when larger. Not while another Engram
+        builds it (a load's build, minutes to an hour in its transaction): searches here are exact
+        until it commits, where waiting for its lock kept this Engram from opening at all."""
         if conn.execute("SELECT to_regclass(?)", (f"{self.table}_hnsw",)).fetchone()[0] is not None:
+            return
+        if not conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(?))", (f"engram.graph.{self.table}",)).fetchone()[0]:
             return
         conn.execute("SELECT set_config('maintenance_work_mem', ?, true)", (self._build_memory(conn),))
         conn.execute(self._graph_sql(f"{self.table}_hnsw"))
