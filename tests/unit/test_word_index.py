@@ -149,6 +149,51 @@ def test_postgres_stores_keys_of_the_users_terms_and_no_text(postgres_url):
     assert length == 4 and sorted(keys) == sorted(alice.values())
     assert sorted(repeats) == sorted([alice["peanut"], alice["花*"]])
     assert pg_words.key("bob", "peanut") not in keys
+    postings = db.query("SELECT key, tf, length FROM word_postings WHERE memory_id = ?", (memory_id,))
+    assert sorted(postings) == sorted((k, 1 + repeats.count(k), 4) for k in keys)
+    db.close()
+
+
+def test_postgres_postings_follow_each_memorys_keys_however_it_goes(postgres_url):
+    """word_postings is kept by memory_words' triggers: added with a memory's row, moved when the
+    row changes, gone when it goes, through the word index or a delete cascading from memories."""
+    db = open_database(postgres_url)
+    first, second = remember(db, "tea in the garden"), remember(db, "garden gate")
+
+    def postings() -> dict[int, int]:
+        return dict(db.query("SELECT memory_id, count(*) FROM word_postings GROUP BY memory_id"))
+
+    assert postings() == {first: 4, second: 2}   # FTS5 keeps "in" and "the"
+    db.execute("UPDATE memory_words SET keys = ?, repeats = NULL, length = 1 WHERE memory_id = ?",
+               ([pg_words.key("alice", "gate")], first))
+    assert postings() == {first: 1, second: 2}
+    assert db.query_one("SELECT length FROM word_postings WHERE memory_id = ?", (first,)) == (1,)
+    db.execute("DELETE FROM memories WHERE id = ?", (first,))
+    assert postings() == {second: 2}
+    forget(db, second)
+    assert postings() == {}
+    db.close()
+
+
+def test_postgres_upgrade_makes_the_postings_of_memories_indexed_before(postgres_url, monkeypatch):
+    """A database indexed before migration 10 (memory_words alone, under a GIN index): the upgrade
+    makes each memory's postings, and searches find what they found before."""
+    from engram.core.storage import postgres
+
+    monkeypatch.setattr(postgres, "MIGRATIONS", [m for m in postgres.MIGRATIONS if m.version < 10])
+    old = open_database(postgres_url)
+    ids = [remember(old, text) for text in ("peanut butter and 花生酱", "a peanut allergy", "the garden")]
+    assert old.query_one("SELECT to_regclass('word_postings')") == (None,)
+    old.close()
+    monkeypatch.undo()
+    db = open_database(postgres_url)
+    assert db.schema_version() == postgres.MIGRATIONS[-1].version
+    assert db.query_one("SELECT count(*) FROM word_postings")[0] == \
+        db.query_one("SELECT sum(cardinality(keys)) FROM memory_words")[0]
+    assert sorted(found(db, "peanut")) == ids[:2] and found(db, "花生") == [ids[0]]
+    assert db.query_one("SELECT to_regclass('memory_words_by_key')") == (None,)
+    assert db.query_one("SELECT reloptions FROM pg_class WHERE relname = 'word_postings'") == \
+        (["autovacuum_vacuum_insert_scale_factor=0.02"],)
     db.close()
 
 
@@ -167,6 +212,8 @@ def test_postgres_indexes_memories_stored_without_their_words(postgres_url):
     assert index.reindex(db, lambda done, total: told.append((done, total)), batch=2) == 3
     assert told == [(2, 3), (3, 3)] and index.left_to_reindex(db) == 0 and index.reindex(db) == 0
     assert len(found(db, "door")) == len(found(db, "蓝色")) == 1
+    # vacuumed: searches read the postings from their index alone, not their table's pages too
+    assert db.query_one("SELECT relallvisible, relpages FROM pg_class WHERE relname = 'word_postings'") == (1, 1)
     db.close()
 
 
@@ -190,6 +237,7 @@ def test_postgres_statistics_stay_exact_under_concurrent_writers(postgres_url):
         db.query_one("SELECT count(*), sum(length) FROM memory_words") == (40, 40 * 9)
     recount = dict(db.query("SELECT k, count(*) FROM memory_words, unnest(keys) k GROUP BY k"))
     assert dict(db.query("SELECT key, documents FROM word_counts")) == recount
+    assert dict(db.query("SELECT key, count(*) FROM word_postings GROUP BY key")) == recount
     assert len(found(db, "garden")) == 40
     db.close()
 

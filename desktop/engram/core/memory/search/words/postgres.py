@@ -1,5 +1,5 @@
 """The word index of a PostgreSQL database: the terms SQLite's FTS5 indexes, kept as 64-bit keys
-in one table under a GIN index, and ranked by FTS5's BM25 over each user's own statistics.
+in postings read from their index alone, and ranked by FTS5's BM25 over each user's own statistics.
 
 The same words as on SQLite: a text goes through ``tokens.index_terms`` (runs by script, CJK
 bigrams, Traditional Chinese as Simplified), then through FTS5's own tokenizer (``index.TOKENIZER``:
@@ -8,24 +8,24 @@ text search parser is not used: it keeps a run of Chinese as one word, depends o
 locale, and its snowball stemmer is Porter's second algorithm, not FTS5's first.
 
 Per user, as SQLite's table per user (see index.py): a term is stored as a hash of (user, term)
-(blake2b, 64 bits), so the one GIN index over everybody's memories holds each user's postings under
-keys of their own, and a search reads only its user's. (A two-column GIN index (user, terms), as
-btree_gin allows, keeps each column's keys apart and intersects them: it would read every user's
-postings of each term, and every posting of the user.) BM25's statistics are kept in the same
-transaction as the memories: ``word_counts`` holds how many memories hold each key (a term's
-document frequency among its user's memories), ``word_users`` each user's number of memories and
-of tokens. A memory's row holds its distinct keys (indexed), the keys it holds more than once as
-often as they repeat, and its length: a search scores each memory a query key finds from that
-key's own index lookup, reading only the length and the repeats of the row (twice as fast at the
-95th percentile as counting the key in a full array). A lone Chinese, Japanese or Korean
+(blake2b, 64 bits), so the one index over everybody's postings holds each user's under keys of
+their own, and a search reads only its user's. BM25's statistics are kept in the same transaction
+as the memories: ``word_counts`` holds how many memories hold each key (a term's document
+frequency among its user's memories), ``word_users`` each user's number of memories and of tokens.
+A memory's row in ``memory_words`` holds its distinct keys, the keys it holds more than once as
+often as they repeat, and its length; triggers (PostgreSQL's migration 10) keep a posting for each
+of its keys in ``word_postings``, under a primary key (key, memory id) that carries the key's count
+in the memory and the memory's length: a search reads a key's postings from that index alone,
+without a memory's row (a GIN index of the rows' keys, which this replaced, cost a row read a
+posting: twice the time at a million memories of one person). A lone Chinese, Japanese or Korean
 character in a query (FTS5's prefix query "花"*) reads a key of its own, stored for every token
 the character begins. Two terms of one user sharing a key (about one chance in 4 billion among 100k
 distinct terms) would find each other.
 
 Forgetting: this side holds no text, only keys, which tell a word only to someone who guesses the
-word and the user. A deleted memory's row stays in its page, and its key in the GIN index's
-posting lists, until VACUUM (autovacuum) removes them; VACUUM frees that space without overwriting
-it (PostgreSQL has no secure_delete), GIN keeps keys whose posting lists became empty, and WAL
+word and the user. A deleted memory's rows stay in their pages, and their keys in the index's
+pages, until VACUUM (autovacuum) removes them; VACUUM frees that space without overwriting
+it (PostgreSQL has no secure_delete), and WAL
 files, replicas and backups keep old rows until they are recycled. Nothing short of rewriting
 the files (VACUUM FULL, REINDEX) and the disk under them erases a row on PostgreSQL, which is why
 only keys are stored here.
@@ -105,24 +105,30 @@ def query_keys(user: str, term: str) -> list[int]:
 
 
 # The user's statistics (u), the scored keys their memories hold with each one's count and idf (q),
-# and the memories holding any of the matching keys by BM25 over the scored keys: for each scored
-# key, the GIN index finds the memories that hold it among those, and its count in each is 1 and
-# its repeats, unless a key is held by more memories than the last parameter says (then nothing is
-# scored: a first guess that every term is rare is wrong, and would cost). One statement, so one
-# moment: the scores are of the statistics read beside them. (In double precision throughout, and
-# tf counted once a row (OFFSET 0 keeps the subquery whole): 30% less time than numeric constants
-# and tf written out twice.)
+# and the memories holding any of the rare keys (the third parameter) by BM25 over the scored keys:
+# the rare keys' postings (held), then the other scored keys' postings of those memories alone
+# (also: a common key's are many, and most are of memories no rare key found; the index is read at
+# those memories' ids, which both lists keep in order), each with its count (tf) and the memory's
+# length, from the postings' index alone, unless a key is held by more memories than the fourth
+# parameter says (then nothing is scored: a first guess that every term is rare is wrong, and would
+# cost). One statement, so one moment: the scores are of the statistics read beside them. (In double
+# precision throughout: 30% less time than numeric constants.)
 _SCORED = """
 WITH u AS (SELECT documents, tokens FROM word_users WHERE user = ?),
 q AS (SELECT c.key, c.documents, {idf} AS idf FROM u CROSS JOIN word_counts c WHERE c.key = ANY(?::bigint[])),
+r AS (SELECT ?::bigint[] AS keys),
+held AS (
+    SELECT p.key, p.memory_id, p.tf, p.length FROM q JOIN word_postings p ON p.key = q.key CROSS JOIN r
+    WHERE q.key = ANY(r.keys) AND (SELECT coalesce(max(documents), 0) FROM q) <= ?),
+also AS (
+    SELECT p.key, p.memory_id, p.tf, p.length FROM word_postings p
+    WHERE p.key = ANY(ARRAY(SELECT q.key FROM q CROSS JOIN r WHERE q.key <> ALL(r.keys) ORDER BY 1))
+    AND p.memory_id = ANY(ARRAY(SELECT DISTINCT memory_id FROM held ORDER BY 1))),
 scored AS (
-    SELECT w.memory_id, sum(q.idf * w.tf * ({k1}::float8 + 1) / (w.tf + {k1}::float8 * (1 - {b}::float8
-        + {b}::float8 * w.length / (SELECT tokens::float8 / nullif(documents, 0) FROM u)))) AS score
-    FROM q CROSS JOIN LATERAL (
-        SELECT memory_id, length, 1 + coalesce(cardinality(array_positions(repeats, q.key)), 0) AS tf
-        FROM memory_words WHERE keys @> ARRAY[q.key] AND keys && ?::bigint[] OFFSET 0) w
-    WHERE (SELECT coalesce(max(documents), 0) FROM q) <= ?
-    GROUP BY w.memory_id)
+    SELECT h.memory_id, sum(q.idf * h.tf * ({k1}::float8 + 1) / (h.tf + {k1}::float8 * (1 - {b}::float8
+        + {b}::float8 * h.length / (SELECT tokens::float8 / nullif(documents, 0) FROM u)))) AS score
+    FROM (SELECT * FROM held UNION ALL SELECT * FROM also) h JOIN q ON q.key = h.key
+    GROUP BY h.memory_id)
 """.format(idf=idf_sql("u.documents", "c.documents"), k1=K1, b=B)
 # The statistics (rows without a memory: the user's, and a scored key's count on each), then the
 # ``2k`` best matches of all that lie inside the scope, each with how many the best held (as
@@ -306,7 +312,11 @@ class PostgresWords:
             if progress and rows:
                 progress(done, max(total, done))
             if len(rows) < batch:
-                if done:   # the planner's statistics of what many rows changed (autovacuum would, in a minute)
+                if done:   # what autovacuum would do in a minute or more: the planner's statistics of
+                    # what many rows changed, and the postings' pages marked all visible, which a
+                    # search needs to read them from the index alone
+                    with db.session() as raw:
+                        raw.execute("VACUUM (ANALYZE) word_postings")
                     db.execute("ANALYZE memory_words, word_counts, word_users")
                 return done
 
