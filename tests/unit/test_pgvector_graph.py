@@ -143,8 +143,8 @@ def test_an_engram_opening_while_a_load_builds_the_graph_does_not_wait_for_it(po
 
 
 def test_the_doctor_says_when_an_older_graph_is_not_being_built_again(postgres_url):
-    """A graph built again beside the old one that stopped shows in the window only while it is
-    open (the next start tries again); ``engram doctor`` says that the old one still serves."""
+    """A graph built again beside the old one that stopped shows in a window only while one is
+    open; ``engram doctor`` says that the old one still serves."""
     db = open_database(postgres_url)
     index = model(db)
     remember(db, index, Scope(user="alice"), 50, seed=6)
@@ -174,4 +174,31 @@ def test_a_rebuild_that_stops_says_why_to_the_window_and_the_old_graph_serves_on
     del index._graph_sql   # the next start's try builds it, and says nothing more
     index.regraph_later().join(timeout=120)
     assert not index.outdated() and not index.rebuilding and index.rebuild_failed == ""
+    db.close()
+
+
+def test_the_window_sees_another_engrams_rebuild_and_takes_up_one_left_undone(postgres_url):
+    """Two Engrams sharing a server: while one builds the graph again, the other's status says
+    it is being rebuilt though it builds nothing itself; a graph left outdated with no build
+    under way (its builder quit first) is taken up by the Engram whose window asks."""
+    db, other = open_database(postgres_url), open_database(postgres_url)
+    remember(db, model(db), Scope(user="alice"), 50, seed=9)
+    old_graph(db, model(db))
+    mine, theirs = model(db), model(other)
+    db.execute(f"DROP INDEX {mine.table}_hnsw_next")   # their build begins at once, with no drop first
+    with other.transaction() as conn:   # a writer: their build waits for it, on the server, to be seen
+        conn.execute(f"LOCK TABLE {mine.table} IN ROW EXCLUSIVE MODE")
+        building = theirs.regraph_later()
+        for _ in range(100):
+            if mine.table in pgvector_table.graph_builds(db):
+                break
+            threading.Event().wait(0.1)
+        assert mine.upkeep() == (True, "") and not mine.rebuilding
+    building.join(timeout=120)
+    assert not building.is_alive() and mine.upkeep() == (False, "")
+    old_graph(db, mine)              # outdated again, and nobody builds it
+    assert mine.upkeep() == (True, "") and mine.rebuilding
+    next(t for t in threading.enumerate() if t.name == "engram-regraph").join(timeout=120)
+    assert not mine.outdated() and mine.upkeep() == (False, "")
+    other.close()
     db.close()

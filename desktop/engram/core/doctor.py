@@ -155,9 +155,9 @@ def _outbox(ctx: dict) -> Check:
 
 
 def _vector_graph(ctx: dict) -> Check | None:
-    """PostgreSQL: a graph an older Engram built is built again beside it when the window starts
-    (an hour or more at a million memories); the window's status says so while it runs, and why it
-    stopped if it did, but only while that window is open."""
+    """PostgreSQL: a graph an older Engram built is built again beside it by an open window (an
+    hour or more at a million memories); every window on the server says so while it runs, and
+    why it stopped if it did, but only while a window is open."""
     if "db" not in ctx or ctx["db"].dialect != "postgresql":
         return None
     from engram.core.memory.search.vectors.pgvector_table import EF_CONSTRUCTION, M, outdated_graphs

@@ -379,7 +379,7 @@ class MainWindow(QMainWindow):
             errors = [replace(job, last_error=self.backend.masked(job.last_error)) for job in health.errors]
             health = replace(health, stalled=self.backend.masked(health.stalled), errors=errors)
             vectors = engram.store.vectors
-            upkeep = (vectors.rebuilding, vectors.rebuild_failed) if vectors is not None else (False, "")
+            upkeep = vectors.upkeep() if vectors is not None else (False, "")
             return health, engram.store.pending_embeddings(), engram.embedder is None, upkeep
 
         self.backend.disk(found, returned=shown)

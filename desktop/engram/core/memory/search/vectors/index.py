@@ -29,6 +29,11 @@ class VectorIndex(ABC):
     rebuilding: bool = False
     rebuild_failed: str = ""
 
+    def upkeep(self) -> tuple[bool, str]:
+        """Whether the index is being rebuilt, and why the last try stopped (empty: it did not);
+        read on the window's disk thread."""
+        return self.rebuilding, self.rebuild_failed
+
     def __init__(self, db, model_name: str, fingerprint: str, dimensions: int):
         self.db = db
         self.dimensions = dimensions

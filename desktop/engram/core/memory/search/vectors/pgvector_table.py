@@ -89,14 +89,20 @@ def graph_of(db, name: str) -> dict[str, int] | None:
     return {"m": int(given.get("m", 16)), "ef_construction": int(given.get("ef_construction", 64))}
 
 
+def graph_builds(db) -> dict[str, str]:
+    """The graphs being built again beside the old ones on the server (by any Engram), by table:
+    how far each has come."""
+    return {table: f"{phase}, {done / total:.0%}" if total else phase for table, phase, done, total in db.query(
+        "SELECT c.relname, p.phase, p.blocks_done, p.blocks_total FROM pg_stat_progress_create_index p"
+        " JOIN pg_class i ON i.oid = p.index_relid JOIN pg_class c ON c.oid = p.relid"
+        " WHERE i.relname LIKE 'memory\\_vec\\_%\\_hnsw\\_next'")}
+
+
 def outdated_graphs(db) -> dict[str, tuple[dict[str, int], str | None]]:
     """Each model's graph built with other parameters than this version's (by an older Engram),
     by table: its parameters, and how far its build beside it has come (None: no build under way
     on the server, e.g. the window has not started since, or the build failed)."""
-    building = {table: f"{phase}, {done / total:.0%}" if total else phase for table, phase, done, total in db.query(
-        "SELECT c.relname, p.phase, p.blocks_done, p.blocks_total FROM pg_stat_progress_create_index p"
-        " JOIN pg_class i ON i.oid = p.index_relid JOIN pg_class c ON c.oid = p.relid"
-        " WHERE i.relname LIKE 'memory\\_vec\\_%\\_hnsw\\_next'")}
+    building = graph_builds(db)
     found = {}
     for (table,) in db.query("SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE 'memory\\_vec\\_%'"):
         graph = graph_of(db, f"{table}_hnsw")
@@ -177,6 +183,14 @@ class PgVectorIndex(VectorIndex):
         thread = threading.Thread(target=self._regraph_in_background, name="engram-regraph", daemon=True)
         thread.start()
         return thread
+
+    def upkeep(self) -> tuple[bool, str]:
+        """Also a build by another Engram sharing the server is a rebuild; and a graph left
+        outdated with no build under way (the Engram building it quit before it began, or stopped)
+        is taken up here. A try of this Engram's that stopped is tried again at its next start."""
+        if self.rebuilding or self.rebuild_failed or not self.outdated():
+            return self.rebuilding, self.rebuild_failed
+        return self.table in graph_builds(self.db) or self.regraph_later() is not None, ""
 
     def _regraph_in_background(self) -> None:
         """``regraph``, its end kept for the window's status (a thread's error would go unseen);
