@@ -170,10 +170,12 @@ def test_a_rebuild_that_stops_says_why_to_the_window_and_the_old_graph_serves_on
     assert index.rebuilding and index.rebuild_failed == ""
     thread.join(timeout=60)
     assert not index.rebuilding and "no_such_ops" in index.rebuild_failed
+    assert index.upkeep() == (False, index.rebuild_failed)   # not taken up again by the window
     assert index.outdated() and [i for i, _ in index.nearest(rows[0], Scope(user="alice"), (), 1)] == [ids[0]]
     del index._graph_sql   # the next start's try builds it, and says nothing more
     index.regraph_later().join(timeout=120)
     assert not index.outdated() and not index.rebuilding and index.rebuild_failed == ""
+    assert index.upkeep() == (False, "")
     db.close()
 
 

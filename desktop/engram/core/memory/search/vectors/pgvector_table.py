@@ -188,9 +188,13 @@ class PgVectorIndex(VectorIndex):
         """Also a build by another Engram sharing the server is a rebuild; and a graph left
         outdated with no build under way (the Engram building it quit before it began, or stopped)
         is taken up here. A try of this Engram's that stopped is tried again at its next start."""
-        if self.rebuilding or self.rebuild_failed or not self.outdated():
-            return self.rebuilding, self.rebuild_failed
-        return self.table in graph_builds(self.db) or self.regraph_later() is not None, ""
+        if self.rebuilding or not self.outdated():
+            return self.rebuilding, ""
+        if self.table in graph_builds(self.db):
+            return True, ""
+        if self.rebuild_failed:
+            return False, self.rebuild_failed
+        return self.regraph_later() is not None, ""
 
     def _regraph_in_background(self) -> None:
         """``regraph``, its end kept for the window's status (a thread's error would go unseen);
