@@ -242,6 +242,30 @@ def test_the_mirror_setting_is_the_download_base(server, catalog, library, tmp_p
     assert library().download(EMBEDDING).is_file()
 
 
+def test_a_pinned_entry_downloads_through_the_mirror_and_its_revision_is_kept(server, catalog, library):
+    """The shipped catalog's shape: /resolve/<commit>/, exact size and sha256, fetched from model_mirror."""
+    pinned = "org/pinned-GGUF/resolve/0123456789abcdef0123456789abcdef01234567/pinned.gguf"
+    server.serve(pinned, BUNDLED_EMBEDDING_MODEL)
+    catalog({"name": "pinned", "kind": "embedding", "url": pinned, "sha256": sha256_of(BUNDLED_EMBEDDING_MODEL),
+             "size": BUNDLED_EMBEDDING_MODEL.stat().st_size}, mirror="http://127.0.0.1:9/nowhere")
+    settings = Settings.load()
+    settings.model_mirror = server.url + "/"
+    settings.save()
+    assert library().download("pinned").read_bytes() == BUNDLED_EMBEDDING_MODEL.read_bytes()
+
+
+def test_a_pinned_file_of_another_size_is_refused_before_a_byte_arrives(server, catalog, library):
+    url = served_as(server, "resized")
+    size = BUNDLED_EMBEDDING_MODEL.stat().st_size
+    catalog({"name": "resized", "kind": "embedding", "url": url, "sha256": sha256_of(BUNDLED_EMBEDDING_MODEL),
+             "size": size + 1})
+    with pytest.raises(DownloadError, match=f"offers {size:,} bytes, but resized.gguf has {size + 1:,}") as error:
+        library().download("resized")
+    assert "model_mirror" in error.value.hint
+    target = library().path(library().catalog.get("resized"))
+    assert not part_path(target).exists() and not target.exists()
+
+
 def test_the_queue_downloads_several_in_turn_and_pauses_resumes_and_cancels(server, catalog, library, monkeypatch):
     monkeypatch.setattr(downloads, "RETRY_DELAY_S", 0.01)
     catalog({"name": "second", "kind": "embedding", "url": served_as(server, "second")},

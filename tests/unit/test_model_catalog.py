@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 
 import pytest
 
 from engram.core import paths
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.models.catalog import catalog_path, load_catalog
+from engram.core.models.catalog import TOOL_FORMATS, catalog_path, load_catalog
 from engram.core.models.fit import Machine, assess
 from model_server import write_catalog
 
@@ -25,8 +26,48 @@ def test_the_shipped_catalog_covers_small_chat_models_and_the_embedding_models()
     assert any("zh" in e.languages for e in chat)
     for e in chat:
         assert e.url.endswith(".gguf") and e.size and e.ram_gb * GB > e.size and e.licence and e.chat_template
-        assert e.sha256 is None          # not known on the machine that wrote the catalog: never guessed
     assert {e.name for e in catalog.of_kind("embedding")} >= {"all-minilm-l6-v2", "multilingual-e5-small"}
+
+
+# From ../shared/catalog-facts.md: each value seen in at least two public sources that agree.
+PINNED = {
+    "qwen3-1.7b": ("d7f544eead698dbd1f15126ef60b45a1e1933222", 1107409472, "b139949c5bd74937"),
+    "qwen3-4b": ("bc640142c66e1fdd12af0bd68f40445458f3869b", 2497280256, "7485fe6f11af2943"),
+    "qwen3-8b": ("7c41481f57cb95916b40956ab2f0b139b296d974", 5027783488, "d98cdcbd03e17ce4"),
+    "qwen2.5-1.5b-instruct": ("91cad51170dc346986eccefdc2dd33a9da36ead9", 1117320736, "6a1a2eb6d15622bf"),
+    "qwen2.5-3b-instruct": ("7dabda4d13d513e3e842b20f0d435c732f172cbe", 2104932768, "626b4a6678b86442"),
+    "qwen2.5-7b-instruct": ("8911e8a47f92bac19d6f5c64a2e2095bd2f7d031", 4683074240, "65b8fcd92af6b4fe"),
+    "llama-3.2-3b-instruct": ("5ab33fa94d1d04e903623ae72c95d1696f09f9e8", 2019377696, "6c1a2b4116103267"),
+    "gemma-3-1b-it": ("116f76234503685a98f572982177b11d44ec8ff1", 806058496, "12bf0fff8815d5f7"),
+    "gemma-3-4b-it": ("71506238f970075ca85125cd749c28b1b0eee84e", 2489758112, "4996030242583a40"),
+    "phi-4-mini-instruct": ("7ff82c2aaa4dde30121698a973765f39be5288c0", 2491874688, "01999f17c39cc307"),
+    "mistral-7b-instruct-v0.3": ("61fd4167fff3ab01ee1cfe0da183fa27a944db48", 4372812000, "1270d22c0fbb3d09"),
+    "smollm3-3b": ("a7bc17204c8a326d6bd6e466e076959eddae2025", 1915306528, "4de907d2d388a550"),
+}
+
+
+def test_every_download_is_pinned_to_a_revision_with_its_exact_size_and_sha256():
+    downloads = [e for e in load_catalog().entries if e.url]
+    assert {e.name for e in downloads} == set(PINNED)
+    for e in downloads:
+        revision, size, sha256 = PINNED[e.name]
+        assert re.fullmatch(r"[^/]+/[^/]+/resolve/([0-9a-f]{40})/[^/]+\.gguf", e.url)[1] == revision, e.name
+        assert e.size == size and e.sha256.startswith(sha256) and len(e.sha256) == 64, e.name
+    assert load_catalog().get("qwen2.5-3b-instruct").licence.startswith("Qwen Research License")
+
+
+def test_every_chat_family_says_how_it_writes_a_tool_call():
+    formats = {e.family: e.tool_format for e in load_catalog().of_kind("chat")}
+    assert formats == {"Qwen3": "hermes", "Qwen2.5": "hermes", "SmolLM3": "hermes", "Llama 3.2": "llama3",
+                       "Mistral": "mistral", "Phi-4": "phi4", "Gemma 3": "json"}
+    assert set(formats.values()) == set(TOOL_FORMATS)
+
+
+def test_a_downloaded_file_is_known_by_its_name_wherever_it_lies(tmp_path):
+    catalog = load_catalog()
+    assert catalog.for_file(tmp_path / "Llama-3.2-3B-Instruct-Q4_K_M.gguf").name == "llama-3.2-3b-instruct"
+    assert catalog.for_file("/models/mine.gguf") is None
+    assert catalog.for_file("all-MiniLM-L6-v2.Q8_0.gguf") is None        # bundled, never downloaded
 
 
 @pytest.mark.parametrize("name, bundled", [("multilingual-e5-small", paths.BUNDLED_EMBEDDING_MODEL),
@@ -57,6 +98,9 @@ def test_urls_are_relative_to_the_mirror_unless_absolute(tmp_path):
     assert rel.source_url("https://hub.test") == "https://hub.test/org/repo/resolve/main/a%20b.gguf"
     assert rel.source_url("https://mirror.test/hf/") == "https://mirror.test/hf/org/repo/resolve/main/a%20b.gguf"
     assert rel.file_name == "a b.gguf"
+    pinned = load_catalog().get("qwen3-4b")
+    assert pinned.source_url("https://hf-mirror.test/") == ("https://hf-mirror.test/Qwen/Qwen3-4B-GGUF/resolve/"
+                                                            "bc640142c66e1fdd12af0bd68f40445458f3869b/Qwen3-4B-Q4_K_M.gguf")
     assert catalog.get("abs").source_url("https://mirror.test") == "https://elsewhere.test/x/model.gguf"
     with pytest.raises(NotFound, match="no model named 'nope'") as error:
         catalog.get("nope")
@@ -72,6 +116,7 @@ def test_urls_are_relative_to_the_mirror_unless_absolute(tmp_path):
     ({"name": "x", "kind": "chat", "url": "a.gguf", "sha256": "abc"}, "64 hex digits"),
     ({"name": "x", "kind": "chat", "url": "a.gguf", "ram_gb": "lots"}, "'ram_gb' is missing or not"),
     ({"name": "x", "kind": "chat", "url": "a.gguf", "tools": "yes"}, "'tools' is missing or not bool"),
+    ({"name": "x", "kind": "chat", "url": "a.gguf", "tool_format": "xml"}, "tool_format 'xml' is not one of"),
 ])
 def test_a_wrong_catalog_entry_is_named_in_the_error(tmp_path, entry, message):
     with pytest.raises(InvalidInput, match=message) as error:

@@ -5,7 +5,9 @@ replaced by a file of one's own (setting ``model_catalog``, or ``ENGRAM_MODEL_CA
 behind a mirror with other files, or a test serving files from loopback. Download URLs are
 relative to a mirror (setting ``model_mirror``; else the catalog's own ``mirror``) because many
 people reach a mirror and not the original host. Checksums the catalog does not know are null,
-never guessed: see ``downloads.expected_sha256`` for what is checked instead.
+never guessed: see ``downloads.expected_sha256`` for what is checked instead. The shipped entries
+are pinned: a URL names the hub revision (``/resolve/<commit>/``) whose file has the stated size
+and sha256, so a file changed upstream is a clear mismatch, not a silently different model.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ KINDS = ("chat", "embedding")
 FORMAT = 1
 SHA256 = re.compile(r"[0-9a-f]{64}")
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
+# How a model family writes a tool call (conversation/tool_calls.py reads every one of them):
+# <tool_call> (Hermes, Qwen, SmolLM3), Llama 3.x JSON, Mistral [TOOL_CALLS], Phi-4-mini
+# <|tool_call|>, and JSON in a code fence (Gemma, which has no tool format of its own).
+TOOL_FORMATS = ("hermes", "llama3", "mistral", "phi4", "json")
 
 
 @dataclass(frozen=True)
@@ -40,8 +46,9 @@ class CatalogEntry:
     languages: tuple[str, ...]
     context_length: int
     ram_gb: float                # memory needed to run it with 4,096 tokens of context (an estimate)
-    tools: bool                  # can call tools (search_memory, file tools)
-    size: int | None = None      # bytes; approximate for downloads until the server says
+    tools: bool                  # can call tools (search_memory, file tools): chat_tools "auto" gives them
+    tool_format: str = "hermes"  # one of TOOL_FORMATS
+    size: int | None = None      # bytes; exact when sha256 is known (a download of another size is refused)
     sha256: str | None = None    # None: not known to the catalog
     url: str = ""                # relative to the mirror, or absolute
     bundled: str = ""            # a file under resources/ (shipped, never downloaded)
@@ -62,7 +69,7 @@ class CatalogEntry:
         return {"name": self.name, "title": self.title, "family": self.family, "kind": self.kind,
                 "parameters_b": self.parameters_b, "quantisation": self.quantisation, "licence": self.licence,
                 "languages": list(self.languages), "context_length": self.context_length, "ram_gb": self.ram_gb,
-                "tools": self.tools, "size": self.size, "sha256": self.sha256, "url": self.url,
+                "tools": self.tools, "tool_format": self.tool_format, "size": self.size, "sha256": self.sha256, "url": self.url,
                 "bundled": self.bundled, "chat_template": self.chat_template, "note": self.note}
 
 
@@ -81,6 +88,11 @@ class Catalog:
 
     def of_kind(self, kind: str) -> list[CatalogEntry]:
         return [e for e in self.entries if e.kind == kind]
+
+    def for_file(self, path: str | os.PathLike) -> CatalogEntry | None:
+        """The entry a model file was downloaded from (downloads keep the entry's file name)."""
+        name = Path(path).name
+        return next((e for e in self.entries if e.url and e.file_name == name), None)
 
 
 def catalog_path(setting: str = "") -> Path:
@@ -146,11 +158,14 @@ def _entry(raw, where: str) -> CatalogEntry:
     if not Path(bundled or url.split("?", 1)[0]).name.endswith(".gguf"):
         raise InvalidInput(f"{where} ({name}): the file must be a .gguf")
     languages = field("languages", (list,))
+    tool_format = field("tool_format", (str,), "hermes", False)
+    if tool_format not in TOOL_FORMATS:
+        raise InvalidInput(f"{where} ({name}): tool_format {tool_format!r} is not one of {', '.join(TOOL_FORMATS)}")
     return CatalogEntry(
         name=name, title=field("title", (str,), name, False), family=field("family", (str,), "", False), kind=kind,
         parameters_b=float(field("parameters_b", (int, float))), quantisation=field("quantisation", (str,), "", False),
         licence=field("licence", (str,)), languages=tuple(str(x) for x in languages),
         context_length=field("context_length", (int,)), ram_gb=float(field("ram_gb", (int, float))),
-        tools=field("tools", (bool,), False, False), size=field("size", (int,), None, False),
+        tools=field("tools", (bool,), False, False), tool_format=tool_format, size=field("size", (int,), None, False),
         sha256=sha256.lower() if sha256 else None, url=url, bundled=bundled,
         chat_template=field("chat_template", (str,), "", False), note=field("note", (str,), "", False))

@@ -6,7 +6,8 @@ cut short by a restart goes on from where it stopped (HTTP Range, with If-Range 
 changed on the server starts over instead of being spliced). The sha256 is computed as the bytes
 arrive and checked before the file takes its name (an atomic rename): a wrong file is deleted.
 
-Which sha256: the caller's (the catalog's) when known, else the one the server announces for the
+Which sha256: the caller's (the catalog's) when known, with the file's exact size (a server that
+offers another length is refused before a byte arrives: a pinned file that changed), else the one the server announces for the
 file (the Hugging Face hub and its mirrors send it as ``X-Linked-Etag``); with neither, nothing
 is downloaded unless the caller accepts an unchecked file.
 
@@ -105,26 +106,27 @@ def discard_partial(target: Path) -> None:
     _record_path(target).unlink(missing_ok=True)
 
 
-def fetch(url: str, target: Path, *, sha256: str | None = None, allow_unverified: bool = False,
-          stop: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None,
-          client: httpx.Client | None = None) -> str:
+def fetch(url: str, target: Path, *, sha256: str | None = None, size: int | None = None,
+          allow_unverified: bool = False, stop: threading.Event | None = None,
+          on_progress: Callable[[Progress], None] | None = None, client: httpx.Client | None = None) -> str:
     """Download url to target and return the file's sha256 (checked against ``sha256`` or the one
-    the server announces). DownloadError says what went wrong and what to do; DownloadStopped
+    the server announces; ``size``, when given with it, is the file's exact length). DownloadError says what went wrong and what to do; DownloadStopped
     when ``stop`` was set. Either way a partial file that was right so far is kept to resume."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     with claimed(target):
-        return _fetch(url, target, sha256, allow_unverified, stop, on_progress, client)
+        return _fetch(url, target, sha256, size, allow_unverified, stop, on_progress, client)
 
 
-def _fetch(url, target, sha256, allow_unverified, stop, on_progress, client) -> str:
+def _fetch(url, target, sha256, size, allow_unverified, stop, on_progress, client) -> str:
     record = _read_record(target)
     if record.get("url") != url:
         discard_partial(target)             # bytes from elsewhere are no start for this file
         record = {"url": url}
     own_client = client is None
     client = client or httpx.Client(timeout=TIMEOUT, follow_redirects=True)
-    job = _Job(url, target, sha256.lower() if sha256 else None, allow_unverified, stop or threading.Event(),
+    job = _Job(url, target, sha256.lower() if sha256 else None, size if sha256 else None, allow_unverified,
+               stop or threading.Event(),
                on_progress or (lambda progress: None), client, record)
     attempt = 0
     try:
@@ -189,8 +191,9 @@ class _Incomplete(Exception):
 
 
 class _Job:
-    def __init__(self, url, target, sha256, allow_unverified, stop, on_progress, client, record):
+    def __init__(self, url, target, sha256, size, allow_unverified, stop, on_progress, client, record):
         self.url, self.target, self.sha256, self.allow_unverified = url, target, sha256, allow_unverified
+        self.size = size
         self.stop, self.on_progress, self.client, self.record = stop, on_progress, client, record
         self.part = part_path(target)
 
@@ -214,6 +217,7 @@ class _Job:
             if start == 0 and have:
                 self._start_over()         # the server ignored the range or the file changed
             expected = self._expected(response)
+            self._check_size(total)
             self._check_disk(total, start)
             self.record.update(url=self.url, validator=_validator(response), sha256=expected, total=total)
             _write_record(self.target, self.record)
@@ -259,6 +263,14 @@ class _Job:
                                 hint="add its sha256 to a catalog of your own (setting model_catalog), or accept"
                                      " an unchecked file: engram models download --unverified")
         return expected
+
+    def _check_size(self, total: int | None) -> None:
+        if self.size is not None and total is not None and total != self.size:
+            self._start_over()
+            raise DownloadError(f"{self.url} offers {total:,} bytes, but {self.target.name} has {self.size:,};"
+                                " nothing more was downloaded",
+                                hint="the file changed upstream or the mirror serves another one: set model_mirror"
+                                     " to another mirror, or fix the catalog entry")
 
     def _check_disk(self, total: int | None, start: int) -> None:
         if total is None:

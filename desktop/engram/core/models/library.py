@@ -87,8 +87,8 @@ class ModelLibrary:
                                + ("" if target.is_file() else f"; this build lacks its file {target}"))
         if target.is_file():
             return target
-        fetch(entry.source_url(self.mirror), target, sha256=entry.sha256, allow_unverified=allow_unverified,
-              stop=stop, on_progress=on_progress, client=client)
+        fetch(entry.source_url(self.mirror), target, sha256=entry.sha256, size=entry.size,
+              allow_unverified=allow_unverified, stop=stop, on_progress=on_progress, client=client)
         return target
 
     def setting_for(self, name: str) -> tuple[str, str]:
