@@ -56,6 +56,7 @@ class FakeChatModel:
     one token), and keeps a copy of the messages of every call in ``calls``."""
 
     name = "fake-chat"
+    takes_tools = False          # True: tools come as ``tools=`` (kept in ``tools``), as a template takes them
 
     def __init__(self, replies: Sequence[str] | Callable[[list[dict]], str] = ("OK.",),
                  context_tokens: int = 4096):
@@ -63,15 +64,17 @@ class FakeChatModel:
         self.context_tokens = context_tokens
         self.calls: list[list[dict]] = []
         self.schemas: list[dict | None] = []
+        self.tools: list[list[dict] | None] = []
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int | None = 512,
-                 json_schema: dict | None = None) -> Generation:
+                 json_schema: dict | None = None, tools: list[dict] | None = None) -> Generation:
         self.calls.append([dict(m) for m in messages])
         self.schemas.append(json_schema)
+        self.tools.append(tools)
         if callable(self.replies):
             reply = self.replies(messages)
         else:

@@ -2,7 +2,8 @@
 
 1. The user message is committed (with its archive job) before anything else can fail.
 2. Context providers contribute sections; the token budget decides what fits.
-3. The reply streams; tool calls run in a bounded loop; Stop keeps the partial reply.
+3. The reply streams; tool calls (all of a reply's, in the model's own format) run in a bounded
+   loop; Stop keeps the partial reply.
 4. The reply, the turn record and the reply's background jobs are committed together (on Retry,
    in place of the last reply, which is forgotten in the same transaction).
 5. The outbox worker archives the messages, writes summaries and distills memories afterwards.
@@ -10,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -50,8 +52,10 @@ class TurnResult:
 
 def assemble(sections: Sequence[Section], text: str, default_prompt: str) -> list[dict]:
     """The messages the model sees: one system message (stable parts, then the summary), the
-    window, then the person's words preceded by the recalled memories as a fenced block."""
-    system = [m["content"] for slot in (STABLE, SUMMARY) for s in sections if s.slot == slot for m in s.messages]
+    window, then the person's words preceded by the recalled memories as a fenced block. A section
+    the chat template renders itself (tools given as ``tools=``) is counted but not written here."""
+    system = [m["content"] for slot in (STABLE, SUMMARY) for s in sections
+              if s.slot == slot and not s.data.get("in_template") for m in s.messages]
     window = [m for s in sections if s.slot == WINDOW for m in s.messages]
     blocks = [block(s.data.get("prompt", default_prompt), [m["content"] for m in s.messages])
               for s in sections if s.slot == RECALLED and s.messages]
@@ -112,7 +116,9 @@ class TurnEngine:
                            session_scope(session, self.options.search_scope), model.count_tokens,
                            turn_language(self.preferred_language(session.user), text), self.options.tools)
         turn.in_context_messages.update(m.id for m in replaced)    # recall must not bring a replaced reply back
-        sections, tools = self._context(turn)
+        sections, tools = self._context(turn, model.takes_tools)
+        names = [t.name for t in tools]
+        specs = [t.spec() for t in tools] if tools and model.takes_tools else None
         reply_tokens = max_tokens or self.max_tokens or DEFAULT_REPLY_TOKENS
         user_tokens = model.count_tokens(text)
         budget = model.context_tokens - reply_tokens - user_tokens - SAFETY_TOKENS
@@ -123,24 +129,29 @@ class TurnEngine:
         context_ms = (time.perf_counter() - started) * 1000
         messages = assemble(sections, text, recall_prompt(self.options.recall_prompt, turn.language))
 
-        shown = HiddenMarkup(on_token)
-        generations, tool_calls, first_token = [], [], [0.0]
+        shown = HiddenMarkup(on_token, names)
+        generations, first_token = [], [0.0]
+        tool_calls: list[dict] = []
 
         def stream(piece: str) -> None:
             first_token[0] = first_token[0] or time.perf_counter()
             shown(piece)
 
         for round_ in range(self.max_tool_rounds + 1):
-            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens)
+            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens, tools=specs)
             generations.append(generation)
             shown.flush()
-            visible, call, problem = split(generation.text)
-            if generation.stopped or (call is None and not problem) or round_ == self.max_tool_rounds:
+            _, calls, problem = split(generation.text, names, self.options.tool_format)
+            if generation.stopped or (not calls and not problem) or round_ == self.max_tool_rounds:
                 break
-            result = self._call(tools, call) if call else f"error: {problem}"
-            tool_calls.append({"name": call.name if call else None, "arguments": call.arguments if call else None,
-                               "result": result})
-            messages = [*messages, {"role": "assistant", "content": generation.text}, response_message(result)]
+            results: list[str] = []
+            for call in calls:          # several in one reply (parallel calls): each runs, each has its result
+                results.append(self._call(tools, call))
+                tool_calls.append({"name": call.name, "arguments": call.arguments, "result": results[-1]})
+            if problem:
+                results.append(f"error: {problem}")
+                tool_calls.append({"name": None, "arguments": None, "result": results[-1]})
+            messages = [*messages, {"role": "assistant", "content": generation.text}, response_message(results)]
             shown.next_round()
 
         status = "stopped" if generation.stopped else "complete"
@@ -169,7 +180,9 @@ class TurnEngine:
         self.outbox.wake()
         return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
 
-    def _context(self, turn: TurnContext) -> tuple[list[Section], list[Tool]]:
+    def _context(self, turn: TurnContext, template_tools: bool) -> tuple[list[Section], list[Tool]]:
+        """The sections and tools of the turn. Tools are taught by the chat template when it takes
+        them (as the model was trained), else in the system prompt in the family's format."""
         sections = [Section("system", [{"role": "system",
                                         "content": system_prompt(self.options.system_prompt, turn.language)}])]
         tools: list[Tool] = []
@@ -178,8 +191,10 @@ class TurnEngine:
             if turn.can_call_tools:
                 tools += provider.tools(turn)
         if tools:
-            sections.append(Section("tools", [{"role": "system", "content": describe(tools)}],
-                                    data={"names": [t.name for t in tools]}))
+            text = json.dumps([t.spec() for t in tools], ensure_ascii=False) if template_tools \
+                else describe(tools, self.options.tool_format)
+            sections.append(Section("tools", [{"role": "system", "content": text}],
+                                    data={"names": [t.name for t in tools], "in_template": template_tools}))
         return sections, tools
 
     @staticmethod

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from engram.core.errors import InvalidInput
 from engram.core.memory.scope import Scope
+from engram.core.models.catalog import CatalogEntry, load_catalog
 from engram.core.conversation.sessions import Session
 from engram.core.settings import Settings
 
@@ -46,11 +47,33 @@ def distill_wanted(settings: Settings) -> bool:
 
 def tools_wanted(settings: Settings) -> bool:
     """Whether the model gets tools (session files, search_memory): "auto" means on for a chat
-    model the person chose and off for the demo model, which never calls them (measured in
+    model the person chose unless the catalog says it cannot call them (a file of its own is given
+    the benefit of the doubt), and off for the demo model, which never calls them (measured in
     tests/bench/demo_eval.py); their instructions would only lengthen every prompt."""
     if settings.chat_tools not in TOOLS_CHOICES:
         raise InvalidInput(f"chat_tools cannot be {settings.chat_tools!r}", hint="use " + ", ".join(TOOLS_CHOICES))
-    return settings.chat_tools == "on" or (settings.chat_tools == "auto" and bool(settings.chat_model))
+    if settings.chat_tools != "auto" or not settings.chat_model:
+        return settings.chat_tools == "on"
+    entry = catalog_entry(settings)
+    return entry is None or entry.tools
+
+
+def tool_format(settings: Settings) -> str:
+    """How the chosen chat model writes a tool call (its catalog family's format); Hermes/Qwen's
+    ``<tool_call>`` for a model the catalog does not know. Every format is read either way."""
+    entry = catalog_entry(settings)
+    return entry.tool_format if entry else "hermes"
+
+
+def catalog_entry(settings: Settings) -> CatalogEntry | None:
+    """The catalog's entry for the chosen chat model; None for the demo model, a file of one's own,
+    or a catalog that cannot be read (Models shows that error; chatting goes on)."""
+    if not settings.chat_model:
+        return None
+    try:
+        return load_catalog(settings.model_catalog).for_file(settings.chat_model)
+    except InvalidInput:
+        return None
 
 
 @dataclass(frozen=True)
@@ -67,6 +90,7 @@ class MemoryOptions:
     search_scope: tuple[str, ...] = ("user",)
     distill: bool = False                 # distill_memories resolved by distill_wanted
     tools: bool = True                    # chat_tools resolved by tools_wanted
+    tool_format: str = "hermes"           # the chat model's, by tool_format: taught when its template cannot
     recency_half_life_days: float = Settings.recency_half_life_days
 
     def __post_init__(self):
@@ -85,5 +109,5 @@ class MemoryOptions:
                    settings.summary_keep, settings.recall_mode, settings.recall_max_results,
                    float(settings.recall_threshold), settings.recall_prompt,
                    scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope),
-                   distill_wanted(settings), tools_wanted(settings),
+                   distill_wanted(settings), tools_wanted(settings), tool_format(settings),
                    recency_half_life_days=float(settings.recency_half_life_days))

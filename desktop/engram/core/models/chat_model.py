@@ -48,15 +48,17 @@ class Generation:
 class ChatModel(Protocol):
     name: str
     context_tokens: int
+    takes_tools: bool                # its chat template lays out tools given to generate (tools=)
 
     def count_tokens(self, text: str) -> int: ...
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int = 512,
-                 json_schema: dict | None = None) -> Generation:
+                 json_schema: dict | None = None, tools: list[dict] | None = None) -> Generation:
         """Reply to OpenAI-style messages ({"role", "content"}), streaming each piece of text to
         on_token; returns early (stopped=True) once ``stop`` is set. With json_schema, the output
-        is constrained by a grammar to JSON matching the schema."""
+        is constrained by a grammar to JSON matching the schema. ``tools`` (OpenAI-style specs)
+        only when ``takes_tools``."""
         ...
 
 
@@ -107,6 +109,7 @@ class LlamaChatModel:
         self.load_seconds = time.perf_counter() - started
         self.context_tokens: int = self._llm.n_ctx()
         self.chat_format: str = self._template.name
+        self.takes_tools: bool = self._template.takes_tools
 
     def _load(self, context_size: int, threads: int, gpu_layers: int, chat_format: str, fallback: str):
         from llama_cpp import Llama  # imported here: the library is slow to load
@@ -135,24 +138,25 @@ class LlamaChatModel:
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int | None = None,
-                 json_schema: dict | None = None) -> Generation:
+                 json_schema: dict | None = None, tools: list[dict] | None = None) -> Generation:
         """See ChatModel.generate; max_tokens None means ``sampling.max_tokens``."""
         return self.generate_async(messages, on_token=on_token, stop=stop, max_tokens=max_tokens,
-                                   json_schema=json_schema).result()
+                                   json_schema=json_schema, tools=tools).result()
 
     def generate_async(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                        stop: threading.Event | None = None, max_tokens: int | None = None,
-                       json_schema: dict | None = None) -> Future:
+                       json_schema: dict | None = None, tools: list[dict] | None = None) -> Future:
         """Queue a generation on the worker; the Future's result is the Generation."""
         return self._worker.submit(self._generate, [dict(m) for m in messages], on_token, stop,
-                                   max_tokens or self.sampling.max_tokens, json_schema)
+                                   max_tokens or self.sampling.max_tokens, json_schema, tools)
 
-    def _generate(self, messages: list[dict], on_token, stop, max_tokens: int, json_schema) -> Generation:
+    def _generate(self, messages: list[dict], on_token, stop, max_tokens: int, json_schema,
+                  tools: list[dict] | None = None) -> Generation:
         from llama_cpp import LogitsProcessorList, llama_perf_context, llama_perf_context_reset
 
         if stop is not None and stop.is_set():
             return Generation("", stopped=True, finish_reason="stopped")
-        prompt = self._template.render(messages)
+        prompt = self._template.render(messages, tools)
         s = self.sampling
         mask = GrammarMask(self._llm, self._grammar(json_schema)) if json_schema else None
         meter = _Meter(on_first=self._unwatch_stop)

@@ -9,6 +9,10 @@ the person writes, it reaches the model as plain text.
 
 The same rendering marks where the first (system) message's text ends: the stable prefix that
 llama.cpp can keep evaluated, on disk too (prompt_states.py).
+
+A template that reads ``tools`` (Qwen, Llama 3.x, Mistral) is given the tools, so they are laid out
+as the model was trained to see them; ``takes_tools`` says so to the turn, which teaches the others
+in the system prompt (conversation/tool_calls.py).
 """
 
 from __future__ import annotations
@@ -41,11 +45,12 @@ class Prompt:
 class ChatTemplate:
     """One model's chat template: ``render`` turns OpenAI-style messages into a Prompt."""
 
-    def __init__(self, llm, name: str, formatter: Callable, *, add_bos: bool):
+    def __init__(self, llm, name: str, formatter: Callable, *, add_bos: bool, takes_tools: bool = False):
         self._llm = llm
         self.name = name
         self._formatter = formatter
         self._add_bos = add_bos        # llama-cpp-python's own formats leave the BOS token to the tokeniser
+        self.takes_tools = takes_tools
 
     @classmethod
     def for_model(cls, llm, chat_format: str, fallback: str) -> "ChatTemplate":
@@ -60,7 +65,7 @@ class ChatTemplate:
             formatter = llama_chat_format.Jinja2ChatFormatter(
                 template=template, eos_token=vocab.token_get_text(eos) if eos != -1 else "",
                 bos_token=vocab.token_get_text(bos) if bos != -1 else "", stop_token_ids=[eos])
-            return cls(llm, OWN_TEMPLATE, formatter, add_bos=False)
+            return cls(llm, OWN_TEMPLATE, formatter, add_bos=False, takes_tools=reads_tools(template))
         name = chat_format or fallback
         if name not in FORMATS:
             raise ModelError(f"unknown chat format {name!r}",
@@ -68,13 +73,18 @@ class ChatTemplate:
                                   f" or name one of {', '.join(FORMATS)}")
         return cls(llm, name, getattr(llama_chat_format, FORMATS[name]), add_bos=True)
 
-    def render(self, messages: list[dict]) -> Prompt:
+    def render(self, messages: list[dict], tools: list[dict] | None = None) -> Prompt:
+        """``tools`` (OpenAI-style specs) only for a template that ``takes_tools``."""
         texts = [m.get("content") or "" for m in messages]
         marked = [{**m, "content": _MARK.format(i)} for i, m in enumerate(messages)]
         if self.name == "gemma":
             marked = gemma_turns(marked)
         try:
-            result = self._formatter(messages=marked)
+            # Llama 3.x would put the tools into the first user message, and take whatever comes
+            # first (an assistant reply, when the window starts with one) for it; its other
+            # trained layout keeps them in the system turn.
+            result = self._formatter(messages=marked, **({"tools": tools, "tools_in_user_message": False}
+                                                         if tools else {}))
         except Exception as e:          # a template may refuse a conversation (raise_exception) or fail
             raise ModelError(f"the chat model's template could not lay out the conversation: {e}",
                              hint="set the chat format in Settings (e.g. chatml) instead of the model's own") from e
@@ -92,6 +102,22 @@ class ChatTemplate:
                 stable = len(tokens)
         stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
         return Prompt(tokens, stable, stop, result.stopping_criteria)
+
+
+def reads_tools(template: str) -> bool:
+    """Whether a Jinja chat template reads the ``tools`` variable (Phi-4-mini's reads a system
+    message's "tools" key instead, SmolLM3's in llama.cpp none: those are taught in the prompt)."""
+    import jinja2
+    import jinja2.meta
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    environment = ImmutableSandboxedEnvironment(
+        extensions=[Jinja2ChatFormatter.IgnoreGenerationTags, jinja2.ext.loopcontrols])
+    try:
+        return "tools" in jinja2.meta.find_undeclared_variables(environment.parse(template))
+    except jinja2.TemplateError:
+        return False
 
 
 def gemma_turns(messages: list[dict]) -> list[dict]:
