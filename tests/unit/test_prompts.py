@@ -64,6 +64,18 @@ def test_tools_are_off_for_the_demo_model_unless_asked_for():
         MemoryOptions.from_settings(Settings(chat_tools="sometimes"))
 
 
+def test_auto_gives_tools_to_the_models_the_catalog_says_can_call_them_in_their_format():
+    assert tools_wanted(Settings(chat_model="/m/Llama-3.2-3B-Instruct-Q4_K_M.gguf"))
+    assert not tools_wanted(Settings(chat_model="/m/google_gemma-3-1b-it-Q4_K_M.gguf"))
+    gemma = MemoryOptions.from_settings(Settings(chat_model="/m/google_gemma-3-1b-it-Q4_K_M.gguf", chat_tools="on"))
+    assert gemma.tools and gemma.tool_format == "json"
+    mistral = MemoryOptions.from_settings(Settings(chat_model="/m/Mistral-7B-Instruct-v0.3-Q4_K_M.gguf"))
+    assert mistral.tools and mistral.tool_format == "mistral"
+    assert MemoryOptions.from_settings(Settings(chat_model="/m/mine.gguf")).tool_format == "hermes"
+    unreadable = Settings(chat_model="/m/mine.gguf", model_catalog="/nowhere/catalog.json")
+    assert tools_wanted(unreadable) and MemoryOptions.from_settings(unreadable).tool_format == "hermes"
+
+
 def test_without_tools_the_prompt_has_no_tools_and_recall_still_works(make_engram):
     engram = make_engram(chat_tools="off", recall_mode="on_demand")
     engram.store.add("I am allergic to peanuts", Scope(user="u", session="old"), "message")

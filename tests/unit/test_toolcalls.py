@@ -155,6 +155,6 @@ def test_each_format_is_taught_in_its_own_words_and_read_back():
 
 
 def test_the_results_of_parallel_calls_come_back_in_order_in_one_message():
-    message = response_message(["first", "second"])
+    message = response_message("first", "second")
     assert message["role"] == "user"
     assert message["content"] == "<tool_response>\nfirst\n</tool_response>\n<tool_response>\nsecond\n</tool_response>"

@@ -151,7 +151,7 @@ class TurnEngine:
             if problem:
                 results.append(f"error: {problem}")
                 tool_calls.append({"name": None, "arguments": None, "result": results[-1]})
-            messages = [*messages, {"role": "assistant", "content": generation.text}, response_message(results)]
+            messages = [*messages, {"role": "assistant", "content": generation.text}, response_message(*results)]
             shown.next_round()
 
         status = "stopped" if generation.stopped else "complete"

@@ -80,7 +80,7 @@ def split(text: str, names: Collection[str] = (), tool_format: str = "hermes"
     return text[:start].rstrip(), calls, note
 
 
-def response_message(results: list[str]) -> dict:
+def response_message(*results: str) -> dict:
     """The tools' results, in the order of the calls, as the model sees them; a user-role message
     is understood by every chat format (and is what Qwen's own template makes of tool results)."""
     return {"role": "user", "content": "\n".join(f"<tool_response>\n{r}\n</tool_response>" for r in results)}
