@@ -115,6 +115,14 @@ def test_json_that_names_no_offered_tool_is_an_answer_not_a_call():
     assert split(llama3(SEARCH), ()) == (llama3(SEARCH), [], "")
 
 
+def test_braces_in_prose_are_held_back_only_until_they_cannot_be_json():
+    shown: list[str] = []
+    hide = HiddenMarkup(shown.append, NAMES)
+    for piece in 'Write {"key": value} in the file, then save it.':
+        hide(piece)
+    assert "".join(shown) == 'Write {"key": value} in the file, then save it.'     # before the reply ends
+
+
 def test_markup_split_across_pieces_never_reaches_the_stream():
     text, _ = streamed('Hi <tool_call>{"name": "x"}</tool_call>', 3)
     assert text == "Hi "

@@ -116,8 +116,9 @@ def _unmarked(segment: str, names: Collection[str], final: bool) -> tuple[str, i
         return ("maybe", 0) if not final and re.fullmatch(r"\[?\s*\{?\s*", segment) else ("no", 1)
     try:
         value, after = _decoder.raw_decode(segment)
-    except ValueError:
-        if not final:
+    except json.JSONDecodeError as e:
+        # What is written so far of valid JSON fails only in an unfinished string or at its end.
+        if not final and (e.msg.startswith("Unterminated string") or len(segment) - e.pos <= 5):
             return "maybe", 0
         named = re.search(r'"name"\s*:\s*"([^"]+)"', segment)
         return ("call", 0) if named and named[1] in names else ("no", 1)
@@ -147,11 +148,9 @@ def _fenced(segment: str, names: Collection[str], final: bool) -> tuple[str, int
 def _body(item: dict) -> dict:
     """One call's name and arguments, in any of the shapes the formats use (OpenAI's nesting
     under "function", Llama's "parameters")."""
-    if isinstance(item.get("function"), dict):
-        item = item["function"]
-    body = {k: v for k, v in item.items() if k not in ("parameters", "type", "id")}
-    if "arguments" not in body and "parameters" in item:
-        body["arguments"] = item["parameters"]
+    body = dict(item["function"] if isinstance(item.get("function"), dict) else item)
+    if "arguments" not in body and "parameters" in body:
+        body["arguments"] = body.pop("parameters")
     return body
 
 
@@ -182,7 +181,7 @@ def _read_calls(text: str, start: int) -> tuple[list[ToolCall], list[str]]:
             except ValueError as e:
                 problems.append(str(e))
                 value, end = None, _skip_broken(rest)
-            for item in value if isinstance(value, list) else [] if value is None else [value]:
+            for item in [] if value is None else value if isinstance(value, list) else [value]:
                 call = _call(item)
                 if isinstance(call, ToolCall):
                     calls.append(call)
@@ -223,7 +222,8 @@ def _call(item) -> ToolCall | str:
 class HiddenMarkup:
     """Streams text on to ``on_token`` but nothing from a tool call onwards. Text that may yet
     become a call (the start of markup, a JSON object or a code fence) is held back until the
-    reply shows whether it is one; at the end of the reply, what was not a call is shown."""
+    reply shows whether it is one; at the end of the reply, what was not a call is shown.
+    ``names`` are the tools offered, as for ``split``."""
 
     def __init__(self, on_token: Callable[[str], None] | None, names: Collection[str] = ()):
         self.on_token = on_token
