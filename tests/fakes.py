@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -68,6 +69,9 @@ class FakeChatModel:
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
+
+    def count_tool_tokens(self, tools: list[dict]) -> int:
+        return self.count_tokens(json.dumps(tools))
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int | None = 512,

@@ -35,6 +35,8 @@ def test_a_template_that_takes_tools_lays_them_out_itself(family):
     assert "search_memory" not in without and "Search what the person said" in text
     assert stable.endswith("You are Engram.")
     assert text.count("Noted: the train leaves at 9.") == 1
+    spent = len(template.render(MESSAGES, [SEARCH.spec()]).tokens) - len(template.render(MESSAGES).tokens)
+    assert template.tool_tokens([SEARCH.spec()]) == spent                # what the turn's budget counts
     if family == "qwen2":
         assert '<tools>\n{"type": "function", "function": {"name": "search_memory"' in text
         assert "<tool_call>" in text                                     # the format it is told to write

@@ -51,5 +51,5 @@ def test_a_template_that_takes_tools_is_given_them_instead_of_the_prompts_lesson
     result = engram.turn_engine.send("s", "hello")
     [tools] = engram.chat_model().tools
     assert {"search_memory", "files_list"} <= {t["function"]["name"] for t in tools}
-    assert "You may call a tool" not in engram.chat_model().calls[0][0]["content"]
-    assert result.record.tokens["sections"]["tools"] > 0                # still counted against the budget
+    assert "You may call a tool" not in engram.chat_model().calls[0][0]["content"]      # nor counted twice
+    assert result.record.tokens["sections"]["tools"] == engram.chat_model().count_tool_tokens(tools) > 0

@@ -67,7 +67,11 @@ class ContextProvider(Protocol):
 
 
 def count_section(section: Section, count_tokens: Callable[[str], int]) -> Section:
-    section.tokens = sum(count_tokens(m.get("content", "")) + MESSAGE_OVERHEAD_TOKENS for m in section.messages)
+    """Its tokens: as ``data["tokens"]`` says when what the model sees is laid out elsewhere (the
+    chat template's tools), else its messages'."""
+    counted = section.data.get("tokens")
+    section.tokens = counted if counted is not None else \
+        sum(count_tokens(m.get("content", "")) + MESSAGE_OVERHEAD_TOKENS for m in section.messages)
     return section
 
 

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -52,10 +51,8 @@ class TurnResult:
 
 def assemble(sections: Sequence[Section], text: str, default_prompt: str) -> list[dict]:
     """The messages the model sees: one system message (stable parts, then the summary), the
-    window, then the person's words preceded by the recalled memories as a fenced block. A section
-    the chat template renders itself (tools given as ``tools=``) is counted but not written here."""
-    system = [m["content"] for slot in (STABLE, SUMMARY) for s in sections
-              if s.slot == slot and not s.data.get("in_template") for m in s.messages]
+    window, then the person's words preceded by the recalled memories as a fenced block."""
+    system = [m["content"] for slot in (STABLE, SUMMARY) for s in sections if s.slot == slot for m in s.messages]
     window = [m for s in sections if s.slot == WINDOW for m in s.messages]
     blocks = [block(s.data.get("prompt", default_prompt), [m["content"] for m in s.messages])
               for s in sections if s.slot == RECALLED and s.messages]
@@ -116,7 +113,7 @@ class TurnEngine:
                            session_scope(session, self.options.search_scope), model.count_tokens,
                            turn_language(self.preferred_language(session.user), text), self.options.tools)
         turn.in_context_messages.update(m.id for m in replaced)    # recall must not bring a replaced reply back
-        sections, tools = self._context(turn, model.takes_tools)
+        sections, tools = self._context(turn, model)
         names = [t.name for t in tools]
         specs = [t.spec() for t in tools] if tools and model.takes_tools else None
         reply_tokens = max_tokens or self.max_tokens or DEFAULT_REPLY_TOKENS
@@ -180,7 +177,7 @@ class TurnEngine:
         self.outbox.wake()
         return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
 
-    def _context(self, turn: TurnContext, template_tools: bool) -> tuple[list[Section], list[Tool]]:
+    def _context(self, turn: TurnContext, model: ChatModel) -> tuple[list[Section], list[Tool]]:
         """The sections and tools of the turn. Tools are taught by the chat template when it takes
         them (as the model was trained), else in the system prompt in the family's format."""
         sections = [Section("system", [{"role": "system",
@@ -190,11 +187,12 @@ class TurnEngine:
             sections += provider.sections(turn)
             if turn.can_call_tools:
                 tools += provider.tools(turn)
-        if tools:
-            text = json.dumps([t.spec() for t in tools], ensure_ascii=False) if template_tools \
-                else describe(tools, self.options.tool_format)
-            sections.append(Section("tools", [{"role": "system", "content": text}],
-                                    data={"names": [t.name for t in tools], "in_template": template_tools}))
+        if tools and model.takes_tools:
+            sections.append(Section("tools", [], data={"names": [t.name for t in tools],
+                                                       "tokens": model.count_tool_tokens([t.spec() for t in tools])}))
+        elif tools:
+            sections.append(Section("tools", [{"role": "system", "content": describe(tools, self.options.tool_format)}],
+                                    data={"names": [t.name for t in tools]}))
         return sections, tools
 
     @staticmethod

@@ -52,6 +52,10 @@ class ChatModel(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
 
+    def count_tool_tokens(self, tools: list[dict]) -> int:
+        """The prompt tokens the chat template spends on ``tools`` given as ``tools=``."""
+        ...
+
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int = 512,
                  json_schema: dict | None = None, tools: list[dict] | None = None) -> Generation:
@@ -135,6 +139,9 @@ class LlamaChatModel:
     def count_tokens(self, text: str) -> int:
         # Tokenising only reads the vocabulary, which llama.cpp shares read-only: safe off the worker.
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def count_tool_tokens(self, tools: list[dict]) -> int:
+        return self._template.tool_tokens(tools)      # rendering and tokenising: safe off the worker too
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int | None = None,

@@ -103,6 +103,11 @@ class ChatTemplate:
         stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
         return Prompt(tokens, stable, stop, result.stopping_criteria)
 
+    def tool_tokens(self, tools: list[dict]) -> int:
+        """The prompt tokens this template spends laying out ``tools`` (its own words included)."""
+        probe = [{"role": "system", "content": "."}, {"role": "user", "content": "."}]
+        return len(self.render(probe, tools).tokens) - len(self.render(probe).tokens)
+
 
 def reads_tools(template: str) -> bool:
     """Whether a Jinja chat template reads the ``tools`` variable (Phi-4-mini's reads a system
