@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engram.core.conversation.tools import Tool
-from engram.core.models.chat_template import ChatTemplate, reads_tools
+from engram.core.models.chat_template import ChatTemplate, tools_place
 from model_files import TEMPLATES, gemma_path, vocabulary
 
 SEARCH = Tool("search_memory", "Search what the person said in earlier conversations.",
@@ -46,16 +46,29 @@ def test_a_template_that_takes_tools_lays_them_out_itself(family):
         assert "<|start_header_id|>assistant<|end_header_id|>\n\nNoted" in text    # still the model's turn
 
 
+# Phi-4-mini's own template (MIT), as microsoft/Phi-4-mini-instruct's tokenizer_config.json and its GGUF carry it.
+PHI4 = ("{% for message in messages %}{% if message['role'] == 'system' and 'tools' in message and"
+        " message['tools'] is not none %}{{ '<|' + message['role'] + '|>' + message['content'] + '<|tool|>'"
+        " + message['tools'] + '<|/tool|>' + '<|end|>' }}{% else %}{{ '<|' + message['role'] + '|>'"
+        " + message['content'] + '<|end|>' }}{% endif %}{% endfor %}{% if add_generation_prompt %}"
+        "{{ '<|assistant|>' }}{% else %}{{ eos_token }}{% endif %}")
+
+
+def test_phi4_minis_template_gets_the_tools_in_its_system_message():
+    llm = vocabulary("qwen2", PHI4)             # no Phi vocabulary here: the layout is what is checked
+    template = ChatTemplate.for_model(llm, "", fallback="gemma")
+    assert template.takes_tools and tools_place(PHI4) == "system"
+    text, stable = rendered(llm, template, [SEARCH.spec()])
+    assert text.startswith('<|system|>You are Engram.<|tool|>[{"name": "search_memory", "description": "Search')
+    assert '"required": ["query"]}}]<|/tool|><|end|><|assistant|>Noted' in text
+    assert stable.endswith("You are Engram.")
+    assert template.tool_tokens([SEARCH.spec()]) > 0
+
+
 def test_templates_without_tools_are_taught_in_the_prompt_instead():
     from llama_cpp import Llama
 
     gemma = Llama(model_path=str(gemma_path()), vocab_only=True, verbose=False)
     assert not ChatTemplate.for_model(gemma, "", fallback="gemma").takes_tools       # Engram's gemma format
     assert not ChatTemplate.for_model(vocabulary("qwen2"), "chatml", fallback="gemma").takes_tools
-    phi4 = ("{% for message in messages %}{% if message['role'] == 'system' and 'tools' in message and"
-            " message['tools'] is not none %}{{ '<|' + message['role'] + '|>' + message['content'] + '<|tool|>'"
-            " + message['tools'] + '<|/tool|>' + '<|end|>' }}{% else %}{{ '<|' + message['role'] + '|>'"
-            " + message['content'] + '<|end|>' }}{% endif %}{% endfor %}{% if add_generation_prompt %}"
-            "{{ '<|assistant|>' }}{% else %}{{ eos_token }}{% endif %}")     # Phi-4-mini's (MIT), as in its GGUF
-    assert not reads_tools(phi4)                   # it reads a system message's "tools" key, not tools=
-    assert not reads_tools("{% broken")
+    assert tools_place("{{ messages[0]['content'] }}") == "" and tools_place("{% broken") == ""

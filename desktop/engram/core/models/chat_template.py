@@ -10,13 +10,15 @@ the person writes, it reaches the model as plain text.
 The same rendering marks where the first (system) message's text ends: the stable prefix that
 llama.cpp can keep evaluated, on disk too (prompt_states.py).
 
-A template that reads ``tools`` (Qwen, Llama 3.x, Mistral) is given the tools, so they are laid out
-as the model was trained to see them; ``takes_tools`` says so to the turn, which teaches the others
-in the system prompt (conversation/tool_calls.py).
+A template that reads ``tools`` (Qwen, Llama 3.x, Mistral), or a system message's "tools"
+(Phi-4-mini), is given the tools, so they are laid out as the model was trained to see them;
+``takes_tools`` says so to the turn, which teaches the others in the system prompt
+(conversation/tool_calls.py).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ OWN_TEMPLATE = "chat_template.default"          # llama-cpp-python's name for th
 
 _MARK = "\ue000{}\ue001"                        # private-use characters: no template writes them
 _MARKS = re.compile("\ue000([0-9]+)\ue001")
+_SYSTEM_TOOLS = re.compile(r"message\[\s*['\"]tools['\"]\s*\]")     # Phi-4-mini's: message['tools']
 
 
 @dataclass
@@ -45,12 +48,13 @@ class Prompt:
 class ChatTemplate:
     """One model's chat template: ``render`` turns OpenAI-style messages into a Prompt."""
 
-    def __init__(self, llm, name: str, formatter: Callable, *, add_bos: bool, takes_tools: bool = False):
+    def __init__(self, llm, name: str, formatter: Callable, *, add_bos: bool, tools_in: str = ""):
         self._llm = llm
         self.name = name
         self._formatter = formatter
         self._add_bos = add_bos        # llama-cpp-python's own formats leave the BOS token to the tokeniser
-        self.takes_tools = takes_tools
+        self._tools_in = tools_in      # see tools_place
+        self.takes_tools = bool(tools_in)
 
     @classmethod
     def for_model(cls, llm, chat_format: str, fallback: str) -> "ChatTemplate":
@@ -65,7 +69,7 @@ class ChatTemplate:
             formatter = llama_chat_format.Jinja2ChatFormatter(
                 template=template, eos_token=vocab.token_get_text(eos) if eos != -1 else "",
                 bos_token=vocab.token_get_text(bos) if bos != -1 else "", stop_token_ids=[eos])
-            return cls(llm, OWN_TEMPLATE, formatter, add_bos=False, takes_tools=reads_tools(template))
+            return cls(llm, OWN_TEMPLATE, formatter, add_bos=False, tools_in=tools_place(template))
         name = chat_format or fallback
         if name not in FORMATS:
             raise ModelError(f"unknown chat format {name!r}",
@@ -79,12 +83,16 @@ class ChatTemplate:
         marked = [{**m, "content": _MARK.format(i)} for i, m in enumerate(messages)]
         if self.name == "gemma":
             marked = gemma_turns(marked)
-        try:
+        extra: dict = {}
+        if tools and self._tools_in == "system" and marked and marked[0]["role"] == "system":
+            marked[0] = {**marked[0], "tools": json.dumps([t["function"] for t in tools], ensure_ascii=False)}
+        elif tools:
             # Llama 3.x would put the tools into the first user message, and take whatever comes
             # first (an assistant reply, when the window starts with one) for it; its other
             # trained layout keeps them in the system turn.
-            result = self._formatter(messages=marked, **({"tools": tools, "tools_in_user_message": False}
-                                                         if tools else {}))
+            extra = {"tools": tools, "tools_in_user_message": False}
+        try:
+            result = self._formatter(messages=marked, **extra)
         except Exception as e:          # a template may refuse a conversation (raise_exception) or fail
             raise ModelError(f"the chat model's template could not lay out the conversation: {e}",
                              hint="set the chat format in Settings (e.g. chatml) instead of the model's own") from e
@@ -109,9 +117,10 @@ class ChatTemplate:
         return len(self.render(probe, tools).tokens) - len(self.render(probe).tokens)
 
 
-def reads_tools(template: str) -> bool:
-    """Whether a Jinja chat template reads the ``tools`` variable (Phi-4-mini's reads a system
-    message's "tools" key instead, SmolLM3's in llama.cpp none: those are taught in the prompt)."""
+def tools_place(template: str) -> str:
+    """Where a Jinja chat template takes tools: "template" (the ``tools`` variable), "system" (a
+    system message's "tools", a JSON list of functions: Phi-4-mini), or "" (none: SmolLM3's in
+    llama.cpp, Gemma's; those are taught in the prompt)."""
     import jinja2
     import jinja2.meta
     from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -120,9 +129,11 @@ def reads_tools(template: str) -> bool:
     environment = ImmutableSandboxedEnvironment(
         extensions=[Jinja2ChatFormatter.IgnoreGenerationTags, jinja2.ext.loopcontrols])
     try:
-        return "tools" in jinja2.meta.find_undeclared_variables(environment.parse(template))
+        if "tools" in jinja2.meta.find_undeclared_variables(environment.parse(template)):
+            return "template"
     except jinja2.TemplateError:
-        return False
+        return ""
+    return "system" if _SYSTEM_TOOLS.search(template) else ""
 
 
 def gemma_turns(messages: list[dict]) -> list[dict]:
