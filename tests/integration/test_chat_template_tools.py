@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engram.core.conversation.tools import Tool
-from engram.core.models.chat_template import ChatTemplate, tools_place
+from engram.core.models.chat_template import ChatTemplate
+from engram.core.models.template_tools import tools_place
 from model_files import TEMPLATES, gemma_path, vocabulary
 
 SEARCH = Tool("search_memory", "Search what the person said in earlier conversations.",

@@ -10,20 +10,17 @@ the person writes, it reaches the model as plain text.
 The same rendering marks where the first (system) message's text ends: the stable prefix that
 llama.cpp can keep evaluated, on disk too (prompt_states.py).
 
-A template that reads ``tools`` (Qwen, Llama 3.x, Mistral), or a system message's "tools"
-(Phi-4-mini), is given the tools, so they are laid out as the model was trained to see them;
-``takes_tools`` says so to the turn, which teaches the others in the system prompt
-(conversation/tool_calls.py).
+A template that takes tools is given them (template_tools.py); ``takes_tools`` says so to the turn.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from engram.core.errors import ModelError
+from engram.core.models.template_tools import tools_place, with_tools
 
 # The llama-cpp-python formats Engram renders itself (settings chat_format); a model's own template
 # (GGUF tokenizer.chat_template) is used whenever chat_format is empty.
@@ -32,7 +29,6 @@ OWN_TEMPLATE = "chat_template.default"          # llama-cpp-python's name for th
 
 _MARK = "\ue000{}\ue001"                        # private-use characters: no template writes them
 _MARKS = re.compile("\ue000([0-9]+)\ue001")
-_SYSTEM_TOOLS = re.compile(r"message\[\s*['\"]tools['\"]\s*\]")     # Phi-4-mini's: message['tools']
 
 
 @dataclass
@@ -53,7 +49,7 @@ class ChatTemplate:
         self.name = name
         self._formatter = formatter
         self._add_bos = add_bos        # llama-cpp-python's own formats leave the BOS token to the tokeniser
-        self._tools_in = tools_in      # see tools_place
+        self._tools_in = tools_in      # template_tools.tools_place
         self.takes_tools = bool(tools_in)
 
     @classmethod
@@ -83,14 +79,7 @@ class ChatTemplate:
         marked = [{**m, "content": _MARK.format(i)} for i, m in enumerate(messages)]
         if self.name == "gemma":
             marked = gemma_turns(marked)
-        extra: dict = {}
-        if tools and self._tools_in == "system" and marked and marked[0]["role"] == "system":
-            marked[0] = {**marked[0], "tools": json.dumps([t["function"] for t in tools], ensure_ascii=False)}
-        elif tools:
-            # Llama 3.x would put the tools into the first user message, and take whatever comes
-            # first (an assistant reply, when the window starts with one) for it; its other
-            # trained layout keeps them in the system turn.
-            extra = {"tools": tools, "tools_in_user_message": False}
+        marked, extra = with_tools(marked, tools, self._tools_in)
         try:
             result = self._formatter(messages=marked, **extra)
         except Exception as e:          # a template may refuse a conversation (raise_exception) or fail
@@ -115,25 +104,6 @@ class ChatTemplate:
         """The prompt tokens this template spends laying out ``tools`` (its own words included)."""
         probe = [{"role": "system", "content": "."}, {"role": "user", "content": "."}]
         return len(self.render(probe, tools).tokens) - len(self.render(probe).tokens)
-
-
-def tools_place(template: str) -> str:
-    """Where a Jinja chat template takes tools: "template" (the ``tools`` variable), "system" (a
-    system message's "tools", a JSON list of functions: Phi-4-mini), or "" (none: SmolLM3's in
-    llama.cpp, Gemma's; those are taught in the prompt)."""
-    import jinja2
-    import jinja2.meta
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-    environment = ImmutableSandboxedEnvironment(
-        extensions=[Jinja2ChatFormatter.IgnoreGenerationTags, jinja2.ext.loopcontrols])
-    try:
-        if "tools" in jinja2.meta.find_undeclared_variables(environment.parse(template)):
-            return "template"
-    except jinja2.TemplateError:
-        return ""
-    return "system" if _SYSTEM_TOOLS.search(template) else ""
 
 
 def gemma_turns(messages: list[dict]) -> list[dict]:
