@@ -161,7 +161,7 @@ class Profiles:
     def undo(self, done: ProfileChange) -> None:
         """Take back a change Engram made (the notice's Undo): the line goes, the lines it replaced
         come back as they were. Lines changed since by hand are left as they are now."""
-        def change(doc: ProfileDocument) -> None:
+        def change(doc: ProfileDocument) -> ProfileChange:
             current = next((line for line in doc.lines if line.id == done.line.id), None)
             if current is not None:
                 doc.lines.remove(current)
@@ -169,6 +169,7 @@ class Profiles:
                 at = next((i for i, line in enumerate(doc.lines) if line.id == old.id), None)
                 if at is not None:
                     doc.lines[at] = old
+            return done
         self._change(done.user, change)
 
     def remove_matching(self, user: str, pattern: re.Pattern) -> list[ProfileLine]:

@@ -45,22 +45,23 @@ class ProfileProvider:
             return [Section("profile", [], data={"problem": str(e)}, slot=PROFILE)]
         if not lines and not turn.can_call_tools:
             return []
-        kept, left_out = self._within_budget(lines, turn)
+        hint = TOOL_HINT[turn.language] if turn.can_call_tools and self.learning.mode != "off" else ""
+        kept, left_out = self._within_budget(lines, turn, turn.count_tokens(hint))
         shown = [f"- [{line.id}] {defused(line.text)}" if turn.can_call_tools else f"- {defused(line.text)}"
                  for line in kept]
         parts = [block(PROMPT[turn.language], shown)] if shown else []
-        if turn.can_call_tools and self.learning.mode != "off":
-            parts.append(TOOL_HINT[turn.language])
+        parts += [hint] if hint else []
         if not parts:
             return []
         return [Section("profile", [{"role": "system", "content": "\n".join(parts)}],
                         data={"lines": [line.id for line in kept], "left_out": [line.text for line in left_out],
                               "file": str(self.learning.profiles.path(user))}, slot=PROFILE)]
 
-    def _within_budget(self, lines: list[ProfileLine], turn: TurnContext):
-        """The lines that fit the budget, most important first; shown in the person's order."""
+    def _within_budget(self, lines: list[ProfileLine], turn: TurnContext, spent: int):
+        """The lines that fit the budget beside ``spent`` tokens, most important first; shown in
+        the person's order."""
         ranked = sorted(range(len(lines)), key=lambda i: (-lines[i].importance, i))
-        spent = turn.count_tokens(PROMPT[turn.language]) + 8
+        spent += turn.count_tokens(PROMPT[turn.language]) + 8
         kept: set[int] = set()
         for i in ranked:
             cost = turn.count_tokens(lines[i].text) + 4
