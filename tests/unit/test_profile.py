@@ -146,10 +146,15 @@ def test_a_failed_write_leaves_the_old_file(profiles, monkeypatch):
     assert [line.text for line in profiles.active("ann")] == ["Allergic to peanuts."]
 
 
-def test_lines_matching_forgotten_words_are_removed_everywhere_in_the_file(profiles):
-    profiles.note("ann", ProfileLine("Allergic to peanuts.", "health"))
-    profiles.note("ann", ProfileLine("Has a cat.", "people"))
-    profiles.propose("ann", ProfileLine("Peanuts make her ill.", "health"))
-    gone = profiles.remove_matching("ann", re.compile("peanuts", re.IGNORECASE))
-    assert len(gone) == 2 and [line.text for line in profiles.read("ann").lines] == ["Has a cat."]
-    assert "peanut" not in profiles.path("ann").read_text().lower()
+def test_forget_everywhere_removes_the_profile_lines_that_hold_the_words(make_engram):
+    from engram.core.forget import find, forget_everywhere
+
+    engram = make_engram()
+    engram.turn_engine.send(engram.sessions.get_or_create("s", engram.user).id, "I'm allergic to peanuts.")
+    engram.profiles.note(engram.user, ProfileLine("Has a cat.", "people"))
+    engram.profiles.propose(engram.user, ProfileLine("Peanuts make her ill.", "health"))
+    places = [p for p in find(engram, "peanuts", engram.user) if p.what == "profile line"]
+    assert len(places) == 2 and places[0].where.startswith("profile: line #")
+    forget_everywhere(engram, "peanuts", engram.user)
+    assert [line.text for line in engram.profiles.read(engram.user).lines] == ["Has a cat."]
+    assert "peanut" not in engram.profiles.path(engram.user).read_text().lower()

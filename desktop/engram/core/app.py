@@ -36,6 +36,7 @@ from engram.core.conversation.summary import SUMMARY_JOB, Summariser, SummaryPro
 from engram.core.conversation.engine import TurnEngine
 from engram.core.conversation.turn_records import Turns
 from engram.core.conversation.window import WindowProvider
+from engram.core.profile.document import CATEGORIES
 from engram.core.profile.learning import ProfileLearning
 from engram.core.profile.profiles import PROFILES_DIR, Profiles
 from engram.core.profile.provider import ProfileProvider
@@ -185,6 +186,12 @@ class Engram:
     def profile_learning(self) -> ProfileLearning:
         return ProfileLearning(self.profiles, self.settings.profile_learning)
 
+    def _note_profile(self, session, candidate) -> None:
+        """A distilled note the model put under a profile heading, into the profile (as the person chose)."""
+        self.profile_learning.from_model(session.user, session, candidate.text, candidate.profile,
+                                         importance=round(candidate.importance * 5),
+                                         message_id=candidate.source_ids[-1], by="model")
+
     @cached_property
     def memory_options(self) -> MemoryOptions:
         return MemoryOptions.from_settings(self.settings)
@@ -209,7 +216,8 @@ class Engram:
             REINDEX_JOB: lambda payload: self.store.words.reindex(self.db),
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
-            DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options),
+            DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options, self._note_profile,
+                                   [c for c in CATEGORIES if c != "other"]),
             EMPTY_LOG_JOB: empty_log_job(self.db),
         })
 

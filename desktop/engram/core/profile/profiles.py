@@ -172,13 +172,13 @@ class Profiles:
             return done
         self._change(done.user, change)
 
-    def remove_matching(self, user: str, pattern: re.Pattern) -> list[ProfileLine]:
-        """Every line whose words match (forget everywhere): removed, proposals and history too."""
+    def remove_lines(self, user: str, line_ids: list[int]) -> list[ProfileLine]:
+        """Remove these lines wherever they are, proposals and history too (forget everywhere)."""
         def change(doc: ProfileDocument) -> list[ProfileLine]:
-            gone = [line for line in doc.lines if pattern.search(line.text)]
-            doc.lines = [line for line in doc.lines if line not in gone]
+            gone = [line for line in doc.lines if line.id in line_ids]
+            doc.lines = [line for line in doc.lines if line.id not in line_ids]
             return gone
-        return self._change(user, change) if self.path(user).exists() else []
+        return self._change(user, change) if line_ids else []
 
     def _add(self, user: str, line: ProfileLine, replaces: int, *, propose: bool) -> ProfileChange | None:
         text = self._checked(line.text)
