@@ -34,12 +34,13 @@ class ProfileLearning:
         self.profiles = profiles
         self.mode = mode
 
-    def from_message(self, session: Session, message: Message) -> list[ProfileChange]:
+    def from_message(self, session: Session, message: Message, *, by: str = "rules") -> list[ProfileChange]:
         """What the person's message says about them, by rules, into the profile."""
         if self.mode == "off" or message.role != "user":
             return []
         learned, preferences = learn(message.content)
-        origin = {"by": "rules", "source": session.title, "session": session.id, "message": message.id}
+        origin = {"by": by, "source": session.title, "session": session.id, "message": message.id,
+                  "added": message.created_at[:10]}
         lines = [ProfileLine(item.text, item.category, slot=item.slot, importance=item.importance, **origin)
                  for item in learned]
         language = "zh" if turn_language("", message.content) == ZH else "en"
