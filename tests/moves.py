@@ -26,10 +26,11 @@ class Mover:
 
     def __call__(self, messages: list[dict]) -> str:
         system = messages[0]["content"]
-        if system == EXTRACT:
+        if system.startswith(EXTRACT):          # with the profile's field too
             self.extractions += 1
             text = NOTES[self.extractions - 1]
-            return json.dumps({"memories": [{"kind": "fact", "text": text, "from": [1], "importance": 4}]})
+            return json.dumps({"memories": [{"kind": "fact", "text": text, "from": [1], "importance": 4,
+                                             "profile": "none"}]})
         if system == CONSOLIDATE:
             return json.dumps({"action": "UPDATE 1"})
         return "Noted."

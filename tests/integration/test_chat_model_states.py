@@ -125,3 +125,27 @@ def test_an_unwritable_state_folder_costs_only_the_speed_up(tmp_path, caplog):
     generation, _ = evaluated_once(gemma_path, blocker)
     assert generation.completion_tokens > 0
     assert any("not kept" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("model_file", [smollm2_path], ids=["SmolLM2"])
+def test_a_changed_profile_after_the_stable_text_leaves_the_prefix_on_disk_usable(tmp_path, model_file):
+    """The profile follows the stable text in the system message (``stable`` marks where): a new
+    profile line in a fresh process reads only the profile and the question, not the notes again."""
+    def with_profile(lines: str) -> list[dict]:
+        content = f"{NOTES}\n\nWhat you know about the person:\n{lines}"
+        return [{"role": "system", "content": content, "stable": len(NOTES)}, {"role": "user", "content": "Hi"}]
+
+    model = open_model(model_file, tmp_path)
+    try:
+        cold = model.generate(with_profile("- Allergic to peanuts."), max_tokens=2)
+        stable = model._template.render(with_profile("- Allergic to peanuts.")).stable
+    finally:
+        model.close()
+    assert stable > 200 and cold.timings["prompt_eval_tokens"] > stable
+    model = open_model(model_file, tmp_path)
+    try:
+        changed = model.generate(with_profile("- Allergic to peanuts.\n- Lives in Lyon."), max_tokens=2)
+    finally:
+        model.close()
+    assert changed.timings["cached_tokens"] >= stable
+    assert changed.timings["prompt_eval_tokens"] < 60

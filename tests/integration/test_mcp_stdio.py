@@ -21,8 +21,9 @@ from engram.core.memory.scope import Scope
 pytestmark = pytest.mark.real_model
 
 DESKTOP = str(Path(__file__).resolve().parents[2] / "desktop")
-READING = {"search_memory", "list_memories", "list_sessions", "read_session_file", "search_session_files"}
-WRITING = {"add_memory", "forget_memory", "write_session_file"}
+READING = {"search_memory", "list_memories", "list_sessions", "read_session_file", "search_session_files",
+           "read_profile"}
+WRITING = {"add_memory", "forget_memory", "write_session_file", "propose_profile_line"}
 
 
 def server(data_dir: Path, *extra: str) -> StdioServerParameters:
@@ -151,5 +152,35 @@ def test_read_only_offers_no_writing_tool(tmp_path):
     engram = Engram(data, meaning=False)
     try:
         assert engram.store.count(Scope(user="U")) == 1
+    finally:
+        engram.close()
+
+
+def test_the_profile_is_read_and_a_proposed_line_waits_for_the_persons_ok(tmp_path):
+    from engram.core.profile.document import ProfileLine
+
+    data = tmp_path / "data"
+    engram = Engram(data, meaning=False)
+    engram.profiles.note("U", ProfileLine("Allergic to peanuts.", "health"))
+    engram.profiles.note("V", ProfileLine("Lives in Oslo.", "identity"))
+    engram.close()
+
+    async def talk():
+        async with connect(server(data)) as client:
+            proposed = await client.call_tool("propose_profile_line", {"text": "Has a daughter, Mia.",
+                                                                       "category": "people"})
+            assert not proposed.is_error, text_of(proposed)
+            bad = await client.call_tool("propose_profile_line", {"text": "x", "category": "secrets"})
+            assert bad.is_error and "category must be one of" in text_of(bad)
+            return json.loads(text_of(await client.call_tool("read_profile", {})))
+
+    profile = asyncio.run(talk())
+    assert profile["lines"] == [{"id": 1, "text": "Allergic to peanuts.", "category": "health"}]
+    assert [(p["text"], p["category"]) for p in profile["waiting_for_ok"]] == [("Has a daughter, Mia.", "people")]
+    engram = Engram(data, meaning=False)
+    try:
+        (waiting,) = [line for line in engram.profiles.read("U").lines if line.category == "proposed"]
+        assert (waiting.by, waiting.source) == ("mcp", "Test Client")
+        assert [line.text for line in engram.profiles.active("U")] == ["Allergic to peanuts."]
     finally:
         engram.close()

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.both_backends
 DISTILLED = ("fact", "preference", "task")
 
 
-def note(text: str, kind: str = "fact", sources=(1,), importance: int = 3) -> dict:
-    return {"kind": kind, "text": text, "from": list(sources), "importance": importance}
+def note(text: str, kind: str = "fact", sources=(1,), importance: int = 3, profile: str = "none") -> dict:
+    return {"kind": kind, "text": text, "from": list(sources), "importance": importance, "profile": profile}
 
 
 class Script:
@@ -36,6 +36,7 @@ class Script:
 
     def __call__(self, messages: list[dict]) -> str:
         system = messages[0]["content"]
+        system = EXTRACT if system.startswith(EXTRACT) else system      # with the profile's field or without
         if system not in self.asked:
             return "Noted."
         asked = self.asked[system]
@@ -315,3 +316,16 @@ def test_auto_means_on_for_a_chosen_model_and_off_for_the_demo_model():
     assert not MemoryOptions().distill
     with pytest.raises(InvalidInput, match="distill_memories"):
         MemoryOptions.from_settings(Settings(distill_memories="sometimes"))
+
+
+def test_a_note_the_model_puts_under_a_profile_heading_goes_into_the_profile(distilling):
+    engram = distilling(Script([note("Is allergic to shellfish.", importance=5, profile="health"),
+                                note("Went to the cinema on Friday.")]), profile_learning="ask")
+    session = engram.sessions.get_or_create("s", engram.user).id
+    for text in ("Shellfish makes me very ill, always has.", "We saw a film on Friday.", "It was long."):
+        engram.turn_engine.send(session, text)
+    engram.outbox.drain()
+    (line,) = engram.profiles.read(engram.user).lines
+    assert (line.text, line.proposed_for, line.by, line.importance) == ("Is allergic to shellfish.", "health",
+                                                                         "model", 5)
+    assert line.session == "s" and line.message > 0

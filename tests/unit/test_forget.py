@@ -24,9 +24,9 @@ INDEX_TERM = b"9931457"      # the word index cuts the number by script: zx, 993
 def replies(messages):
     """The chat model: a note of the passport from what the person said, and a plain reply."""
     system = messages[0]["content"]
-    if system == EXTRACT:
+    if system.startswith(EXTRACT):     # with the profile's field too
         return json.dumps({"memories": [{"kind": "fact", "text": f"Passport number is {NUMBER}", "from": [1],
-                                         "importance": 5}]})
+                                         "importance": 5, "profile": "none"}]})
     if system == CONSOLIDATE:
         return json.dumps({"action": "ADD"})
     return "Noted."

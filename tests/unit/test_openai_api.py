@@ -246,3 +246,21 @@ def test_a_chat_model_that_cannot_load_is_a_clear_error_and_the_message_is_kept(
         list(client.chat.completions.create(model="engram", stream=True, extra_headers={"X-Engram-Session": "s"},
                                             messages=[{"role": "user", "content": "and now?"}]))
     assert [m.content for m in engram.sessions.messages("s")] == ["still there?", "and now?"]
+
+
+def test_the_profile_is_read_and_proposed_to_and_a_turn_says_what_it_noted(api):
+    engram, server, client = api
+    answer = client.chat.completions.create(model="engram", messages=[{"role": "user",
+                                                                       "content": "I'm allergic to peanuts."}])
+    assert [p["text"] for p in answer.model_extra["engram"]["profile"]] == ["Allergic to peanuts."]
+    headers = {"Authorization": f"Bearer {api_key(engram.data_dir)}"}
+    proposed = httpx.post(f"{server.url}/engram/profile/proposals", headers=headers,
+                          json={"text": "Has a daughter, Mia.", "category": "people"})
+    assert proposed.status_code == 200 and proposed.json()["proposed"] is True
+    bad = httpx.post(f"{server.url}/engram/profile/proposals", headers=headers, json={"text": "x", "category": "?"})
+    assert bad.status_code == 400
+    profile = httpx.get(f"{server.url}/engram/profile", headers=headers).json()
+    assert [line["text"] for line in profile["lines"]] == ["Allergic to peanuts."]
+    assert [(p["text"], p["category"]) for p in profile["waiting_for_ok"]] == [("Has a daughter, Mia.", "people")]
+    assert httpx.get(f"{server.url}/engram/profile", headers=headers, params={"user": "bob"}).json()["lines"] == []
+    assert httpx.get(f"{server.url}/engram/profile").status_code == 401

@@ -254,3 +254,16 @@ def test_markdown_folder(make_engram, tmp_path):
         "bold": [("user", "I prefer tea to coffee."), ("assistant", "Noted.")],
         "plain-note": [("user", "Passport renewal is due in June.\nBring two photos.")]}
     assert imported(engram, "markdown", folder).already == 3
+
+
+def test_imported_words_feed_the_profile_oldest_first_whatever_the_files_order(make_engram, tmp_path):
+    engram = make_engram()
+    newer = chatgpt_conversation("c2", "Lunch", [("user", "I'm allergic to cashews."), ("assistant", "Noted.")],
+                                 start=START + 86400)
+    older = chatgpt_conversation("c1", "Health", [("user", "I'm allergic to peanuts."), ("assistant", "OK.")])
+    report = imported(engram, "chatgpt", write_chatgpt_zip(tmp_path / "export.zip", [newer, older]))
+    assert [c.line.text for c in report.profile] == ["Allergic to peanuts.", "Allergic to cashews."]
+    assert any("added to your profile" in line for line in report.lines())
+    (first, second) = engram.profiles.active("alice")
+    assert first.by == "import" and first.added == iso_time(START)[:10] and first.source == "Health"
+    assert imported(engram, "chatgpt", tmp_path / "export.zip").profile == []      # a second import adds nothing

@@ -14,7 +14,7 @@ from engram.cli.terminal import Visible, check_utf8
 from engram.core.errors import EngramError
 
 AREAS = ("engram.cli.doctor", "engram.cli.memory", "engram.cli.chat", "engram.cli.sessions",
-         "engram.cli.preferences", "engram.cli.outbox", "engram.cli.files",
+         "engram.cli.preferences", "engram.cli.profile", "engram.cli.outbox", "engram.cli.files",
          "engram.cli.forget", "engram.cli.models", "engram.cli.integrations", "engram.cli.porting",
          "engram.cli.moving")
 

@@ -63,7 +63,8 @@ def _finish(engram: Engram) -> None:
 def turn_json(result: TurnResult) -> dict:
     return {"session_id": result.session.id, "reply": result.reply.content, "status": result.reply.status,
             "user_message_id": result.user_message.id, "reply_message_id": result.reply.id,
-            "recalled_ids": [m["id"] for m in result.record.recalled], "turn": result.record.to_json()}
+            "recalled_ids": [m["id"] for m in result.record.recalled], "turn": result.record.to_json(),
+            "profile": [change.to_json() for change in result.noted]}
 
 
 def _ask(args) -> int:
@@ -99,6 +100,10 @@ def _stream(engram: Engram, session_id: str, text: str, max_tokens: int | None) 
         raise outcome["error"]
     if outcome["result"].stopped:
         print("[stopped]")
+    for change in outcome["result"].noted:       # on stderr: the reply alone stays on stdout
+        print(f"{'noted' if change.action == 'noted' else 'waiting for your OK'} in your profile:"
+              f" [{change.line.id}] {change.line.text}  (`engram profile remove {change.line.id}` takes it back)",
+              file=sys.stderr)
     return outcome["result"]
 
 

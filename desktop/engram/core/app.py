@@ -36,6 +36,10 @@ from engram.core.conversation.summary import SUMMARY_JOB, Summariser, SummaryPro
 from engram.core.conversation.engine import TurnEngine
 from engram.core.conversation.turn_records import Turns
 from engram.core.conversation.window import WindowProvider
+from engram.core.profile.document import CATEGORIES
+from engram.core.profile.learning import ProfileLearning
+from engram.core.profile.profiles import PROFILES_DIR, Profiles
+from engram.core.profile.provider import ProfileProvider
 
 
 def check_writable(folder: Path) -> Path:
@@ -167,6 +171,28 @@ class Engram:
         return Preferences(self.db)
 
     @cached_property
+    def profiles(self) -> Profiles:
+        """The people's profile files (``<data>/profiles/<user>.md``): what matters about each person."""
+        def set_preference(user: str, key: str, value) -> None:
+            if value is None:
+                self.preferences.unset(user, key)
+            else:
+                self.preferences.set(user, key, value)
+
+        return Profiles(self.data_dir / PROFILES_DIR, clean=self._sensitive_mask(), set_preference=set_preference,
+                        language=lambda: "zh" if self.settings.ui_language.startswith("zh") else "en")
+
+    @cached_property
+    def profile_learning(self) -> ProfileLearning:
+        return ProfileLearning(self.profiles, self.settings.profile_learning)
+
+    def _note_profile(self, session, candidate) -> None:
+        """A distilled note the model put under a profile heading, into the profile (as the person chose)."""
+        self.profile_learning.from_model(session.user, session, candidate.text, candidate.profile,
+                                         importance=round(candidate.importance * 5),
+                                         message_id=candidate.source_ids[-1], by="model")
+
+    @cached_property
     def memory_options(self) -> MemoryOptions:
         return MemoryOptions.from_settings(self.settings)
 
@@ -190,7 +216,8 @@ class Engram:
             REINDEX_JOB: lambda payload: self.store.words.reindex(self.db),
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
-            DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options),
+            DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options, self._note_profile,
+                                   [c for c in CATEGORIES if c != "other"]),
             EMPTY_LOG_JOB: empty_log_job(self.db),
         })
 
@@ -198,7 +225,8 @@ class Engram:
         """What a turn's context is built from; window and summary come before recall, which skips
         what they already hold."""
         options = self.memory_options
-        return [PreferencesProvider(self.preferences), SummaryProvider(self.store),
+        return [PreferencesProvider(self.preferences), ProfileProvider(self.profile_learning, self.settings.profile_tokens),
+                SummaryProvider(self.store),
                 WindowProvider(self.sessions, options.window_messages,
                                lambda session_id: summarised_through(self.store, session_id)),
                 RecallProvider(self.store, options, TriggerWords.of(self.settings.recall_triggers_en,
@@ -215,7 +243,8 @@ class Engram:
     def turn_engine(self) -> TurnEngine:
         return TurnEngine(self.sessions, self.turns, self.store, self.outbox, self.chat_model,
                           self.context_providers(), self.memory_options,
-                          preferred_language=lambda user: str(self.preferences.get(user).get("language", "")))
+                          preferred_language=lambda user: str(self.preferences.get(user).get("language", "")),
+                          learn=self.profile_learning.from_message)
 
     def delete_session(self, session_id: str) -> DeletedSession:
         """Forget a session for real: messages, turn records and the memories taken from it. Then,
@@ -240,7 +269,9 @@ class Engram:
         before its setting is saved, by ``use_embedding_model``; alone, it restarts nothing here (the
         outbox may be busy re-embedding for minutes)."""
         if "sensitive_details" in changed:
-            self.store.clean = self.sessions.clean = self._sensitive_mask()
+            self.store.clean = self.sessions.clean = self.profiles.clean = self._sensitive_mask()
+        if "profile_learning" in changed:
+            self.profile_learning.mode = self.settings.profile_learning
         if changed != {"embedding_model"}:
             for name in ("memory_options", "turn_engine"):
                 self.__dict__.pop(name, None)

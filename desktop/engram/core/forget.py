@@ -188,6 +188,7 @@ WHERE = {   # form -> how a place is named for a person
     "memory history": "memory #{memory}, change #{change}",
     "background job": "background job #{job}",
     "preference": "preference {key}",
+    "profile line": "profile: line #{line}",
     "file": "chat {session}: {name}",
     "file name": "chat {session}: file name {name}",
     "trash folder": "trash: {name}",
@@ -205,6 +206,7 @@ PLACES = {   # what -> what forgetting does there
     "memory history": "the old text becomes [forgotten]",
     "background job": "the words become [forgotten] in the job's record",
     "preference": "the words become [forgotten]",
+    "profile line": "the line is removed from the profile",
     "file": "the words become [forgotten] in the file (only when you say so)",
     "file name": "the file is renamed (only when you say so)",
     "trash folder": "the folder is renamed",
@@ -273,6 +275,9 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
     for key, value in q("SELECT key, value FROM preferences WHERE user = ?", (user,)):
         if holds(value, in_json):
             places.append(Place("preference", {"key": key}, (key,)))
+    for line in engram.profiles.read(user).numbered().lines:
+        if holds(line.text) or holds(line.source):
+            places.append(Place("profile line", {"line": line.id}, (line.id,)))
     root = engram.data_dir / SESSIONS_DIR
     for session_id, _, folder in sessions:
         places += _files(root / folder, pattern, "file", {"session": session_id})
@@ -339,6 +344,7 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
             done.changed.append(place)
     for place in by_kind.get("file", []) + by_kind.get("file name", []) + by_kind.get("trash file", []):
         _rewrite_file(engram, Path(place.key[0]), pattern)
+    engram.profiles.remove_lines(user, [place.key[0] for place in by_kind.get("profile line", [])])
     redacted_messages = [p.key[0] for p in by_kind.get("message", [])]
     # The files' index waits meanwhile (a folder is renamed): its lock first, as its own work takes them.
     with engram.files._lock, engram.db.transaction() as conn:

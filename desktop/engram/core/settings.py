@@ -66,6 +66,9 @@ class Settings:
     search_scope: str = "user"              # what recall searches: user = across all of the person's sessions
     distill_memories: str = "auto"          # facts, preferences, tasks from what the person says: auto (on
                                             # unless the demo model, too small for useful notes) | on | off
+    profile_learning: str = "auto"          # the profile (core/profile/): auto (lines the person's words give are
+                                            # noted at once, with Undo) | ask (they wait for an OK) | off
+    profile_tokens: int = 400               # the profile's share of every prompt; the most important lines first
     sensitive_details: str = "keep"         # keep | mask: e-mails, phone, ID, card, IBAN and passport-like
                                             # numbers masked before they are stored (core/memory/sensitive.py)
     # The OpenAI-compatible API (engram/integrations/): the window runs it while api_enabled.
@@ -99,6 +102,9 @@ class Settings:
                 setattr(settings, key, value)
             else:
                 ignored.append(key)
+        if settings.profile_learning not in ("auto", "ask", "off"):
+            ignored.append("profile_learning")
+            settings.profile_learning = "auto"
         if settings.sensitive_details not in ("keep", "mask"):
             ignored.append("sensitive_details")
             settings.sensitive_details = "keep"

@@ -24,6 +24,7 @@ from engram.core.memory.records import Actor, Kind, Memory
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 from engram.core.conversation.sessions import Session
+from engram.core.profile.document import CATEGORIES, PROPOSED, ProfileLine
 
 MAX_RESULTS = 50
 READING = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -104,6 +105,16 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
                 for s in engram.sessions.list(user)]
 
     @tool(READING)
+    def read_profile() -> dict:
+        """What matters about the person, as Engram keeps it in every chat (health, who they are,
+        family, diet, limits, how to answer, commitments): the lines in use and those waiting for
+        their OK, each with its number and heading."""
+        doc = engram.profiles.read(user).numbered()
+        return {"lines": [{"id": line.id, "text": line.text, "category": line.category} for line in doc.active()],
+                "waiting_for_ok": [{"id": line.id, "text": line.text, "category": line.proposed_for}
+                                   for line in doc.lines if line.category == PROPOSED]}
+
+    @tool(READING)
     def read_session_file(session: str, name: str) -> str:
         """Read a markdown file from a session's folder of files."""
         return files_tool(session, "files_read")(name=name)
@@ -125,6 +136,18 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         client = client_name(ctx)
         memory = engram.store.add(text, mine, kind, actor=Actor.MODEL, source={"client": client, "via": "mcp"})
         return memory_json(memory)
+
+    @tool(ADDING)
+    def propose_profile_line(text: str, category: str = "other", ctx: Context = None) -> dict:
+        """Propose a lasting fact about the person for their profile (one short sentence; category:
+        health, identity, people, diet, limits, style, commitments or other). It waits for the
+        person's OK in Engram's window before it is used."""
+        if category not in CATEGORIES:
+            raise ToolError(f"category must be one of {', '.join(CATEGORIES)}, not {category!r}")
+        change = engram.profiles.propose(user, ProfileLine(text, category, by="mcp", source=client_name(ctx)))
+        if change is None:
+            return {"proposed": False, "why": "the profile already says this"}
+        return {"proposed": True, "id": change.line.id, "text": change.line.text}
 
     @tool(FORGETTING, name="forget_memory")
     def forget(id: int) -> str:

@@ -34,6 +34,7 @@ from starlette.routing import Route
 from engram.core.app import Engram
 from engram.core.errors import EngramError, InvalidInput, ModelError, NotFound
 from engram.core.conversation.engine import TurnResult
+from engram.core.profile.document import CATEGORIES, PROPOSED, ProfileLine
 from engram.integrations.api_key import accepts
 
 MODEL_ID = "engram"
@@ -80,6 +81,13 @@ class ChatRequest(BaseModel):
     max_completion_tokens: int | None = Field(None, ge=1)
     user: str | None = None
     session: str | None = None          # Engram's own field; the X-Engram-Session header does the same
+
+
+class ProfileProposal(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=300)
+    category: str = Field(default="other", pattern="^(" + "|".join(CATEGORIES) + ")$")
+    user: str = ""
 
 
 class EmbeddingRequest(BaseModel):
@@ -143,7 +151,9 @@ class ChatApi:
 
         return Starlette(routes=[Route("/v1/models", endpoint(self.models), methods=["GET"]),
                                  Route("/v1/chat/completions", endpoint(self.chat), methods=["POST"]),
-                                 Route("/v1/embeddings", endpoint(self.embeddings), methods=["POST"])])
+                                 Route("/v1/embeddings", endpoint(self.embeddings), methods=["POST"]),
+                                 Route("/v1/engram/profile", endpoint(self.profile), methods=["GET"]),
+                                 Route("/v1/engram/profile/proposals", endpoint(self.propose), methods=["POST"])])
 
     # -- /v1/models ----------------------------------------------------------------------------
 
@@ -170,6 +180,26 @@ class ChatApi:
                 for i, v in enumerate(vectors)]
         return JSONResponse({"object": "list", "data": data, "model": embedder.name,
                              "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+
+    # -- /v1/engram/profile: Engram's own, beside OpenAI's ----------------------------------------
+
+    async def profile(self, request: Request) -> JSONResponse:
+        """The person's profile: the lines in use, and those waiting for their OK."""
+        engram = self.engram()
+        doc = (await asyncio.to_thread(engram.profiles.read, request.query_params.get("user") or engram.user)).numbered()
+        return JSONResponse({"lines": [{"id": line.id, "text": line.text, "category": line.category}
+                                       for line in doc.active()],
+                             "waiting_for_ok": [{"id": line.id, "text": line.text, "category": line.proposed_for}
+                                                for line in doc.lines if line.category == PROPOSED]})
+
+    async def propose(self, request: Request) -> JSONResponse:
+        """A line proposed for the profile; it waits for the person's OK in the window."""
+        asked = parsed(ProfileProposal, await request.body())
+        engram = self.engram()
+        change = await asyncio.to_thread(engram.profiles.propose, asked.user or engram.user,
+                                         ProfileLine(asked.text, asked.category, by="api", source="the API"))
+        return JSONResponse({"proposed": change is not None} | ({"id": change.line.id, "text": change.line.text}
+                                                                if change else {"why": "the profile already says this"}))
 
     # -- /v1/chat/completions ------------------------------------------------------------------
 
@@ -317,7 +347,8 @@ def engram_part(result: TurnResult) -> dict:
     and what was recalled, as in the turn record."""
     return {"session": result.session.id, "user_message_id": result.user_message.id,
             "reply_message_id": result.reply.id, "status": result.reply.status,
-            "recalled": [{"id": m["id"], "text": m["text"]} for m in result.record.recalled]}
+            "recalled": [{"id": m["id"], "text": m["text"]} for m in result.record.recalled],
+            "profile": [change.to_json() for change in result.noted]}
 
 
 def chunk(turn: Turn, delta: dict, finish: str | None = None) -> dict:

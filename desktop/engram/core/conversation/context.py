@@ -3,10 +3,11 @@
 Each provider looks at the turn and contributes sections (messages for the model plus data for the
 turn record) and tools. Sections have a slot that fixes their place in the final message list:
 
-    system (stable: prompt, preferences, file index, tools) -> summary -> window -> recalled -> user
+    system (stable: prompt, preferences, file index, tools) -> profile -> summary -> window -> recalled -> user
 
 The stable part comes first and changes rarely, so llama.cpp can reuse its cache for that prefix;
-recalled memories change every turn, so they come last, just before the person's words.
+the profile follows it (a changed profile leaves the prefix as it was); recalled memories change
+every turn, so they come last, just before the person's words.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from engram.core.memory.scope import Scope
 from engram.core.conversation.sessions import Session
 from engram.core.conversation.tools import Tool
 
-STABLE, SUMMARY, WINDOW, RECALLED = "stable", "summary", "window", "recalled"
-SLOTS = (STABLE, SUMMARY, WINDOW, RECALLED)
+STABLE, PROFILE, SUMMARY, WINDOW, RECALLED = "stable", "profile", "summary", "window", "recalled"
+SLOTS = (STABLE, PROFILE, SUMMARY, WINDOW, RECALLED)
 MESSAGE_OVERHEAD_TOKENS = 4   # role markers and separators a chat format adds around each message
 
 
@@ -78,7 +79,8 @@ def count_section(section: Section, count_tokens: Callable[[str], int]) -> Secti
 def fit(sections: list[Section], budget: int, count_tokens: Callable[[str], int]) -> list[str]:
     """Make the sections fit ``budget`` tokens, in place. The oldest window messages go first
     (they are archived, so recall can still bring them back), then the least relevant recalled
-    memories (assumed best first). Stable parts and the summary are kept. Returns what was cut."""
+    memories (assumed best first). Stable parts, the profile (within its own budget) and the
+    summary are kept. Returns what was cut."""
     cut: list[str] = []
     for section in sections:
         count_section(section, count_tokens)

@@ -13,7 +13,7 @@ transaction, so a model that fails leaves everything as it was and the outbox tr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engram.core.models.chat_model import ChatModel
@@ -46,6 +46,11 @@ EXTRACT = (
     " language, with dates written out (not \"tomorrow\"), e.g. \"Is allergic to peanuts.\"."
     " \"from\": the numbers of the person's messages it comes from; \"importance\": 1 (minor) to"
     " 5 (essential). Greetings, questions and small talk give no notes: then answer an empty list.")
+PROFILE_FIELD = (
+    " \"profile\": the heading of the person's profile the note belongs under when it should shape every"
+    " future reply (health: allergies, conditions, daily medicines; identity: name, languages, home, work;"
+    " people: family, their names, birthdays, needs; diet; limits: fears, what they cannot do; style: how to"
+    " answer; commitments: standing plans, near deadlines), else \"none\" (most notes).")
 CONSOLIDATE = (
     "You keep notes about the person. A new note came in; the stored notes most like it are"
     " numbered. Answer NONE if a stored note already says the same; \"UPDATE n\" if the new note"
@@ -59,6 +64,7 @@ class Candidate:
     text: str
     importance: float
     source_ids: tuple[int, ...]     # the person's messages it was taken from
+    profile: str = "none"           # the profile heading it belongs under (core/profile/), or none
 
 
 def distilled_through(db: Database, session_id: str) -> int:
@@ -96,8 +102,11 @@ class Distiller:
     """The outbox job: the next batch of a session's undistilled messages becomes memories."""
 
     def __init__(self, sessions: Sessions, store: MemoryStore, chat_model: Callable[[], ChatModel],
-                 options: MemoryOptions):
+                 options: MemoryOptions, note_profile: Callable[[Session, Candidate], object] | None = None,
+                 profile_headings: Sequence[str] = ()):
         self.sessions = sessions
+        self.note_profile = note_profile  # puts a note that shapes every reply into the profile (core/profile/)
+        self.profile_headings = tuple(profile_headings) if note_profile else ()
         self.store = store
         self.chat_model = chat_model     # a callable returning the ChatModel (loaded on first use)
         self.options = options
@@ -114,7 +123,12 @@ class Distiller:
         if not said:
             return
         model = self.chat_model()
-        decisions = [kept for candidate in self._candidates(model, batch, said)
+        candidates = self._candidates(model, batch, said)
+        if self.note_profile is not None:   # first: a retry after a failed write finds these lines noted
+            for candidate in candidates:
+                if candidate.profile != "none":
+                    self.note_profile(session, candidate)
+        decisions = [kept for candidate in candidates
                      if (kept := self._decide(model, session, candidate)) is not None]
         self._write(session, model, decisions, said[-1].id)
         self.store.embed_pending()
@@ -132,15 +146,17 @@ class Distiller:
         share = max(80, max(256, model.context_tokens - EXTRACT_TOKENS - 256) * 3 // len(batch))
         lines = [f"person [{number[m.id]}] ({m.created_at[:10]}): {m.content[:share]}" if m.role == "user"
                  else f"assistant: {m.content[:min(share, SHOWN_CHARS)]}" for m in batch]
-        answer = generate_json(model, [{"role": "system", "content": EXTRACT},
+        answer = generate_json(model, [{"role": "system", "content": EXTRACT + (PROFILE_FIELD if self.profile_headings
+                                                                                else "")},
                                        {"role": "user", "content": quoted("The conversation", lines)}],
-                               extract_schema(len(said)), max_tokens=EXTRACT_TOKENS)
+                               extract_schema(len(said), self.profile_headings), max_tokens=EXTRACT_TOKENS)
         found: list[Candidate] = []
         for item in answer["memories"][:MAX_CANDIDATES]:
             text = " ".join(item["text"].split())
             if text and not any(wording(text) == wording(c.text) for c in found):
                 sources = tuple(sorted({said[n - 1].id for n in item["from"]})) or tuple(m.id for m in said)
-                found.append(Candidate(Kind(item["kind"]), text, item["importance"] / 5, sources))
+                found.append(Candidate(Kind(item["kind"]), text, item["importance"] / 5, sources,
+                                       item.get("profile", "none")))
         return found
 
     def _decide(self, model: ChatModel, session: Session,
@@ -184,12 +200,15 @@ class Distiller:
                          " updated_at = excluded.updated_at", (session.id, through, now_iso()))
 
 
-def extract_schema(people_messages: int) -> dict:
-    """Candidate memories; ``from`` can only name the person's messages (numbered 1..n)."""
+def extract_schema(people_messages: int, profile_headings: Sequence[str] = ()) -> dict:
+    """Candidate memories; ``from`` can only name the person's messages (numbered 1..n); with
+    ``profile_headings``, each says under which the note belongs in the profile, or none."""
+    properties: dict = {"kind": {"enum": [k.value for k in DISTILLED_KINDS]},
+                        "text": {"type": "string", "maxLength": NOTE_CHARS},
+                        "from": {"type": "array", "items": {"enum": list(range(1, people_messages + 1))}},
+                        "importance": {"enum": [1, 2, 3, 4, 5]}}
+    if profile_headings:
+        properties["profile"] = {"enum": ["none", *profile_headings]}
     return {"type": "object", "required": ["memories"], "properties": {"memories": {
         "type": "array", "maxItems": MAX_CANDIDATES, "items": {
-            "type": "object", "required": ["kind", "text", "from", "importance"], "properties": {
-                "kind": {"enum": [k.value for k in DISTILLED_KINDS]},
-                "text": {"type": "string", "maxLength": NOTE_CHARS},
-                "from": {"type": "array", "items": {"enum": list(range(1, people_messages + 1))}},
-                "importance": {"enum": [1, 2, 3, 4, 5]}}}}}}
+            "type": "object", "required": list(properties), "properties": properties}}}}

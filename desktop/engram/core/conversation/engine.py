@@ -14,13 +14,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engram.core.conversation.archive import ARCHIVE_JOB, forget_message
 from engram.core.models.chat_model import ChatModel, Generation
-from engram.core.conversation.context import RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section, TurnContext, fit
+from engram.core.conversation.context import (PROFILE, RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section,
+                                              TurnContext, fit)
 from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
-from engram.core.errors import InvalidInput, ModelError
+from engram.core.errors import EngramError, InvalidInput, ModelError
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
@@ -43,6 +44,7 @@ class TurnResult:
     reply: Message
     record: TurnRecord
     generation: Generation      # the last model call of the turn
+    noted: list = field(default_factory=list)   # profile changes learned from the message (ProfileChange)
 
     @property
     def stopped(self) -> bool:
@@ -50,21 +52,27 @@ class TurnResult:
 
 
 def assemble(sections: Sequence[Section], text: str, default_prompt: str) -> list[dict]:
-    """The messages the model sees: one system message (stable parts, then the summary), the
-    window, then the person's words preceded by the recalled memories as a fenced block."""
-    system = [m["content"] for slot in (STABLE, SUMMARY) for s in sections if s.slot == slot for m in s.messages]
+    """The messages the model sees: one system message (stable parts, then the profile and the
+    summary; ``stable`` says how many of its characters are the stable part), the window, then the
+    person's words preceded by the recalled memories as a fenced block."""
+    def texts(slot: str) -> list[str]:
+        return [m["content"] for s in sections if s.slot == slot for m in s.messages]
+
+    stable = "\n\n".join(texts(STABLE))
+    system = "\n\n".join(part for part in (stable, *texts(PROFILE), *texts(SUMMARY)) if part)
     window = [m for s in sections if s.slot == WINDOW for m in s.messages]
     blocks = [block(s.data.get("prompt", default_prompt), [m["content"] for m in s.messages])
               for s in sections if s.slot == RECALLED and s.messages]
-    return ([{"role": "system", "content": "\n\n".join(system)}] if system else []) + window + \
-        [{"role": "user", "content": "\n\n".join([*blocks, text])}]
+    head = [{"role": "system", "content": system, "stable": len(stable)}] if system else []
+    return head + window + [{"role": "user", "content": "\n\n".join([*blocks, text])}]
 
 
 class TurnEngine:
     def __init__(self, sessions: Sessions, turns: Turns, store: MemoryStore, outbox: Outbox,
                  chat_model: Callable[[], ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
                  *, max_tokens: int | None = None, max_tool_rounds: int = 3,
-                 preferred_language: Callable[[str], str] = lambda user: ""):
+                 preferred_language: Callable[[str], str] = lambda user: "",
+                 learn: Callable[[Session, Message], list] = lambda session, message: []):
         self.sessions = sessions
         self.turns = turns
         self.store = store
@@ -75,6 +83,7 @@ class TurnEngine:
         self.max_tokens = max_tokens
         self.max_tool_rounds = max_tool_rounds
         self.preferred_language = preferred_language    # user -> their ``language`` preference, or ""
+        self.learn = learn              # the profile's changes from a stored message (core/profile/learning.py)
 
     def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
              stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
@@ -89,7 +98,15 @@ class TurnEngine:
             self.outbox.enqueue(ARCHIVE_JOB, {"message_id": user_message.id}, conn)
         self.outbox.wake()
         session = self.sessions.name_from_first_words(session, text)
-        return self._answer(session, user_message, [], on_token, stop, max_tokens, started)
+        try:
+            noted, problem = self.learn(session, user_message), ""
+        except EngramError as e:        # the message is safe; the reply comes, and says what failed
+            noted, problem = [], str(e)
+        learned = {"noted": [c.to_json() for c in noted]} if noted else {}
+        result = self._answer(session, user_message, [], on_token, stop, max_tokens, started,
+                              learned | ({"problem": problem} if problem else {}))
+        result.noted = noted
+        return result
 
     def regenerate(self, session_id: str, *, on_token: Callable[[str], None] | None = None,
                    stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
@@ -100,13 +117,14 @@ class TurnEngine:
         started = time.perf_counter()
         session = self.sessions.get(session_id)
         user_message, replies = self.sessions.last_exchange(session_id)
-        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started)
+        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started, {})
 
     def _answer(self, session: Session, user_message: Message, replaced: list[Message],
                 on_token: Callable[[str], None] | None, stop: threading.Event | None, max_tokens: int | None,
-                started: float) -> TurnResult:
+                started: float, learned: dict) -> TurnResult:
         """Build the context for a stored user message, stream the reply and store it (with its
-        turn record and background jobs) in place of the ``replaced`` replies."""
+        turn record and background jobs) in place of the ``replaced`` replies. ``learned``: what the
+        message added to the profile, for the record."""
         session_id, text = session.id, user_message.content
         model = self.chat_model()
         turn = TurnContext(session, text, user_message.id, session_scope(session, self.options.storage_scope),
@@ -157,7 +175,7 @@ class TurnEngine:
                             + turn.recalled,
                             tokens=self._tokens(sections, user_tokens, budget, generations, cut),
                             timings=self._timings(sections, turn, generations, started, context_ms, first_token[0]),
-                            tool_calls=tool_calls, recall=turn.recall)
+                            tool_calls=tool_calls, recall=turn.recall | ({"profile": learned} if learned else {}))
         with self.sessions.db.transaction() as conn:
             reply = self.sessions.add_message(session_id, "assistant", shown.text.strip(), status, conn=conn)
             # Only now do the replaced replies go: SQLite gives a new row the largest id plus one,

@@ -14,12 +14,15 @@ reach another's turn.
 
 An assistant's reply is not a fact about the person: its score counts ``REPLY_WEIGHT`` of a
 memory in the person's words or of a distilled note, so between two hits that match alike the
-person's own words come first (a reply that is found alone is still recalled).
+person's own words come first (a reply that is found alone is still recalled). A reply of a
+few words ("There", "OK", 好的) says nothing about the person and is never recalled: found by
+meaning alone, it used to take a slot from the person's own statement.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -41,6 +44,8 @@ WIDER_RESULTS = 2           # a message that asks about the past recalls this ma
 WIDER_THRESHOLD = 0.5       # ... down to this share of recall_threshold (the person says it is there)
 
 
+HOLLOW_WORDS = 5            # a reply with fewer words (a Han character counts as one) is not recalled
+_WORDS = re.compile(r"[^\W\d_\u3400-\u9fff]+(?:'[^\W\d_]+)?|\d+|[\u3400-\u9fff]")
 # Line breaks that json.dumps leaves as they are (it escapes those below U+0020).
 _LINE_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
@@ -72,6 +77,11 @@ def persons_words_first(hits: Iterable[SearchHit], weight: float = REPLY_WEIGHT)
     return sorted(weighed, key=lambda h: -h.score)
 
 
+def hollow(hit: SearchHit) -> bool:
+    """An assistant's reply too short to say anything about the person."""
+    return hit.memory.source.get("role") == "assistant" and len(_WORDS.findall(hit.memory.text)) < HOLLOW_WORDS
+
+
 def _distinct(hits: Iterable[SearchHit]) -> list[SearchHit]:
     """The hits without those whose words (case, spacing and end punctuation aside) a better one has."""
     seen: set[str] = set()
@@ -97,7 +107,8 @@ class RecallProvider:
                                    SearchOptions(k=2 * wanted + already, threshold=threshold, kinds=RECALLED_KINDS,
                                                  include_superseded=history,
                                                  recency_half_life_days=self.options.recency_half_life_days))
-        hits = _distinct(persons_words_first(h for h in result.hits if not self._in_context(h, turn)))[:wanted]
+        hits = _distinct(persons_words_first(h for h in result.hits
+                                             if not self._in_context(h, turn) and not hollow(h)))[:wanted]
         if hits:
             self.store.mark_accessed(h.memory.id for h in hits)
         turn.spent(embed_ms=result.embed_ms, search_ms=result.search_ms)

@@ -74,9 +74,13 @@ class ChatTemplate:
         return cls(llm, name, getattr(llama_chat_format, FORMATS[name]), add_bos=True)
 
     def render(self, messages: list[dict], tools: list[dict] | None = None) -> Prompt:
-        """``tools`` (OpenAI-style specs) only for a template that ``takes_tools``."""
+        """The prompt's tokens; ``stable`` ends after the system message's text, or after its first
+        ``stable`` characters when it says so (what follows them, the profile, changes more often).
+        ``tools`` (OpenAI-style specs) only for a template that ``takes_tools``."""
         texts = [m.get("content") or "" for m in messages]
-        marked = [{**m, "content": _MARK.format(i)} for i, m in enumerate(messages)]
+        marked = [{k: v for k, v in m.items() if k != "stable"} | {"content": _MARK.format(i)}
+                  for i, m in enumerate(messages)]
+        split = messages[0].get("stable", 0) if messages and messages[0]["role"] == "system" else 0
         if self.name == "gemma":
             marked = gemma_turns(marked)
         marked, extra = with_tools(marked, tools, self._tools_in)
@@ -94,7 +98,11 @@ class ChatTemplate:
                 tokens += tokenize(part.encode("utf-8"), add_bos=False, special=True)
                 continue
             index = int(part)
-            tokens += tokenize(texts[index].encode("utf-8"), add_bos=False, special=False)
+            text = texts[index]
+            if index == 0 and 0 < split < len(text) and not stable:
+                tokens += tokenize(text[:split].encode("utf-8"), add_bos=False, special=False)
+                stable, text = len(tokens), text[split:]
+            tokens += tokenize(text.encode("utf-8"), add_bos=False, special=False)
             if index == 0 and messages[0]["role"] == "system" and not stable:
                 stable = len(tokens)
         stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []

@@ -47,6 +47,8 @@ class ImportReport:
     damaged: list[Damaged] = field(default_factory=list)
     archive_jobs: list[int] = field(default_factory=list)
     archived: bool = False      # every imported conversation is in memory (searchable)
+    said: list[tuple[str, str, int]] = field(default_factory=list)   # (when, session id, message id) of the person's
+    profile: list = field(default_factory=list)   # what their words added to the profile (ProfileChange)
     stopped: bool = False       # stopped before the end (by the person, or a full disk); what came in stays
 
     @property
@@ -60,6 +62,9 @@ class ImportReport:
             out.append(f"{self.already} conversation(s) were imported before: left as they are")
         if self.empty:
             out.append(f"{self.empty} conversation(s) had no message to keep (only images, tools or nothing)")
+        if self.profile:
+            out.append(f"{len(self.profile)} line(s) added to your profile from what you said"
+                       " (`engram profile show`)")
         if self.stopped:
             out.append("stopped before the end: import the same file again to add the rest")
         for damaged in self.damaged:
@@ -99,8 +104,18 @@ def import_file(engram, source: str, path: Path, user: str, *, progress: Callabl
             moved(*position)
     finally:
         items.close()
+    learn_profile(engram, report)
     engram.outbox.wake()
     return report
+
+
+def learn_profile(engram, report: ImportReport) -> None:
+    """The person's imported words feed the profile as a live chat does, oldest first, so that a
+    newer statement replaces an older one whatever order the file keeps its conversations in."""
+    for _, session_id, message_id in sorted(report.said):
+        session = engram.sessions.get(session_id)
+        message = engram.sessions.message(message_id)
+        report.profile += engram.profile_learning.from_message(session, message, by="import")
 
 
 def store(engram, conversation: Conversation, user: str, report: ImportReport) -> bool:
@@ -118,13 +133,15 @@ def store(engram, conversation: Conversation, user: str, report: ImportReport) -
                                                     created_at=conversation.created_at,
                                                     whole_title=bool(conversation.title))
             conn.execute("UPDATE sessions SET import_key = ? WHERE id = ?", (conversation.key, session.id))
-            ids = [engram.sessions.add_message(session.id, t.role, t.text, conn=conn, created_at=t.at).id
-                   for t in conversation.turns]
+            messages = [engram.sessions.add_message(session.id, t.role, t.text, conn=conn, created_at=t.at)
+                        for t in conversation.turns]
+            ids = [m.id for m in messages]
             report.archive_jobs.append(engram.outbox.enqueue(ARCHIVE_JOB, {"message_ids": ids}, conn))
     except EngramError as e:
         report.damaged.append(Damaged(f"conversation {conversation.title or conversation.key!r}", str(e)))
         return not isinstance(e, (DataDirError, DatabaseError))
     report.imported.append((session.id, session.title, len(ids)))
+    report.said += [(m.created_at, session.id, m.id) for m in messages if m.role == "user"]
     return True
 
 
