@@ -16,6 +16,7 @@ from collections.abc import Callable
 from engram.core.profile.said import Said
 
 _ADVERBS = r"(?:现在|目前|一直|已经|平时|平常|从小|本身|也|都|还|就|真的|特别|非常|很|有点|比较|严重|本来|其实|天生)*"
+_WHEN = r"(?:去年|今年|前年|上个月|上周|最近|前段时间|前几天|\d{4}年)?"
 _NUMBER = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
 DATE = (rf"(?:{_NUMBER}月{_NUMBER}[日号]|(?:下下?|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下下?(?:周|星期|礼拜)"
         rf"|下个?月(?:{_NUMBER}[日号])?|月底|年底|月初|明天|后天|今晚|{_NUMBER}[日号])")
@@ -74,11 +75,14 @@ def _tidy(text: str) -> str:
     return text.strip("，,。.！!~ 了啦呢啊哦")
 
 
-def _allergy(m: re.Match) -> Said | None:
-    thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
-        return None
-    return Said("health", "allergy", ALLERGENS.get(thing, thing), f"对{thing}过敏", 5)
+def _allergy(m: re.Match) -> list[Said]:
+    """One line for each thing: 虾和螃蟹 are two allergies, each superseded alone."""
+    found = []
+    for thing in re.split(r"和|、|跟|以及|还有|或者|,|，", _tidy(m.group("x"))):
+        if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
+            return []
+        found.append(Said("health", "allergy", ALLERGENS.get(thing, thing), f"对{thing}过敏", 5))
+    return found
 
 
 def _intolerance(m: re.Match) -> Said:
@@ -102,7 +106,8 @@ def _medicine(m: re.Match) -> Said | None:
     thing = _tidy(m.group("x"))
     how, dose = m.group("how") or "", m.group("dose") or ""
     name = thing.replace("的药", "药")
-    if not name or len(name) > 8 or _NOT_A_THING.search(name) or not _MEDICINE_SHAPE.search(name) and not dose:
+    known = any(name.startswith(medicine) for medicine in MEDICINES)
+    if not name or len(name) > 8 or _NOT_A_THING.search(name) or not (_MEDICINE_SHAPE.search(name) or known or dose):
         return None
     if not (how or dose or name.endswith("药")):
         return None
@@ -163,6 +168,13 @@ def _origin(m: re.Match) -> Said | None:
     return Said("identity", "origin", "", f"老家是{place}", 2)
 
 
+def _native_of(m: re.Match) -> Said | None:
+    place = m.group("x")
+    if re.search(r"[个好坏一明白老实普通正常成年年轻有聪明外本男女大小文化读书穷富]", place):
+        return None
+    return Said("identity", "origin", "", f"是{place}人", 2)
+
+
 def _age(m: re.Match) -> Said:
     return Said("identity", "age", "", f"{m.group('x')}岁", 2, line=f"年龄：{m.group('x')}岁。")
 
@@ -194,6 +206,11 @@ def _avoids(m: re.Match) -> Said | None:
                 f"{m.group('neg')}{verb}{_tidy(m.group('x'))}", 4)
 
 
+def _dislikes(m: re.Match) -> Said | None:
+    thing = _tidy(m.group("x"))
+    return _avoids(m) if thing in FOODS else None
+
+
 def _fear(m: re.Match) -> Said | None:
     thing = _tidy(m.group("x"))
     if not thing or len(thing) > 5 or _NOT_A_THING.search(thing) or re.search(r"会|被|误会|麻烦|打扰|来不及|失望|忘", thing):
@@ -223,7 +240,10 @@ def _motion_sick(m: re.Match) -> Said:
 
 def _routine(m: re.Match) -> Said | None:
     doing = _tidy(m.group("x"))
-    if not doing or len(doing) > 12 or _NOT_A_THING.search(doing.replace("我", "")) or "药" in doing:
+    if re.fullmatch(rf"{_NUMBER}[片粒颗次支针杯]", doing):
+        return None
+    if (not doing or len(doing) > 12 or _NOT_A_THING.search(doing.replace("我", "")) or "药" in doing
+            or re.match(r"很|太|挺|好|特别|非常|比较|有点|都|在想|是|吃(?:维生素|钙片|鱼油|叶酸)", doing)):
         return None
     activity = re.sub(r"^(?:去|练|上|做|学)|一个小时|半个小时|\d+分钟|[一两三]个?小时", "", doing)
     key = next((v for k, v in ACTIVITIES.items() if k in doing), activity or doing)
@@ -244,6 +264,10 @@ def _exam(m: re.Match) -> Said | None:
                 f"{m.group('when')}考{exam}", 3)
 
 
+def _event(m: re.Match) -> Said:
+    return Said("commitments", "event", m.group("x"), f"{m.group('when')}有{m.group('x')}", 3)
+
+
 def _wedding(m: re.Match) -> Said:
     return Said("commitments", "event", "wedding", f"{m.group('when')}结婚", 3)
 
@@ -254,6 +278,10 @@ def _deadline(m: re.Match) -> Said | None:
         return None
     text = _tidy(m.group()).lstrip("我的们")
     return Said("commitments", "deadline", DEADLINES.get(thing, thing), text, 3, line=f"{text}。")
+
+
+def _format(m: re.Match) -> Said:
+    return Said("style", "format", "", "回答时列要点", 2)
 
 
 def _name(m: re.Match) -> Said | None:
@@ -269,9 +297,10 @@ PREDICATES: list[Rule] = [
     _rule(rf"{_ADVERBS}对(?P<x>[^，,。]{{1,10}}?)(?:很|非常|特别|严重|有点|轻微|也)?过敏", _allergy),
     _rule(rf"{_ADVERBS}(?:有)?(?P<x>[^对，,。]{{1,6}}?)过敏(?:史)?", _allergy),
     _rule(rf"{_ADVERBS}(?P<x>乳糖|麸质)不耐受?.*", _intolerance),
-    _rule(rf"{_ADVERBS}(?:有|患有|得了|查出了?|查出来|确诊了?|被诊断出?了?|被诊断为)(?P<x>[^，,。]{{1,12}})", _condition),
-    _rule(rf"{_ADVERBS}怀孕(?:{_NUMBER}个?[月周])?", _pregnant),
-    _rule(rf"{_ADVERBS}(?P<how>{_FREQUENCY}|长期|一直在?|平时)?(?:都|要|得|必须|会|在)*(?:吃|服用|服|打|注射|喷)"
+    _rule(r"(?:有)?(?:点|一点|严重的|轻微的)?(?P<x>幽闭|社交|高)恐惧症", _phobia),
+    _rule(rf"{_ADVERBS}{_WHEN}(?:有|患有|得了|查出了?|查出来|确诊了?|被诊断出?了?|被诊断为)(?P<x>[^，,。]{{1,12}})", _condition),
+    _rule(rf"{_ADVERBS}(?:在|正在)?怀孕(?:{_NUMBER}个?[月周])?", _pregnant),
+    _rule(rf"{_ADVERBS}(?P<how>(?:{_FREQUENCY}|长期|一直在?|平时|晚上|早上|睡前|饭后|饭前|早晚)+)?(?:都|要|得|必须|会|在)*(?:吃|服用|服|打|注射|喷)"
           rf"(?P<dose>[一两二三四五半\d]+[片粒颗支针])?(?P<x>[^，,。]{{1,10}})", _medicine),
     _rule(rf"{_ADVERBS}(?:住在|定居在|住|定居)(?P<x>[^，,。]{{1,12}})", _home),
     _rule(rf"(?:去年|今年|上个月|上周|最近|前几天|前段时间|刚|刚刚|已经|终于|\d{{4}}年)*(?:从[^，,。]{{1,8}}?)?搬(?:到|去|来)了?"
@@ -281,9 +310,10 @@ PREDICATES: list[Rule] = [
     _rule(rf"{_ADVERBS}是(?:一名|一位|一个|个|名|位)?(?P<x>[^，,。]{{1,10}})", _job),
     _rule(rf"{_ADVERBS}是做(?P<x>[^，,。]{{1,6}})的", _job_doing),
     _rule(rf"{_ADVERBS}(?:已经)?退休", _retired),
-    _rule(rf"{_ADVERBS}(?:会说|会讲|能说|说|讲)(?P<x>[^，,。]{{1,16}})", _languages),
+    _rule(rf"{_ADVERBS}(?:会说|会讲|能说|说|讲|会|懂)(?:一点|一些|一点点)?(?P<x>[^，,。]{{1,16}})", _languages),
     _rule(r"(?:的)?母语是(?P<x>[^，,。]{1,6})", _mother_tongue),
     _rule(rf"{_ADVERBS}(?:老家|家乡)(?:是|在)(?P<x>[^，,。]{{1,8}}?)(?:人)?", _origin),
+    _rule(r"是(?P<x>[\u4e00-\u9fff]{2,4})人", _native_of),
     _rule(rf"{_ADVERBS}(?:出生在|在)(?P<x>[^，,。]{{1,8}}?)(?:长大|出生)", _origin),
     _rule(rf"(?:今年)?(?P<x>\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})岁", _age),
     _rule(rf"{_ADVERBS}(?:只)?吃(?:全素|纯素|素|斋)", _vegetarian),
@@ -291,25 +321,27 @@ PREDICATES: list[Rule] = [
     _rule(rf"{_ADVERBS}(?:最近)?只吃(?P<x>[^，,。]{{1,10}})", _diet_only),
     _rule(rf"{_ADVERBS}又(?:开始)?吃(?P<x>[^，,。]{{1,4}})", _eats_again),
     _rule(rf"{_ADVERBS}(?:从来|一直|也)?(?P<neg>不|不能|不敢|从不|很少|不太)(?P<v>吃|喝|碰)(?P<x>[^，,。]{{1,8}})", _avoids),
+    _rule(rf"{_ADVERBS}(?P<neg>不喜欢|讨厌)(?P<v>吃|喝)(?P<x>[^，,。]{{1,5}})", _dislikes),
     _rule(rf"{_ADVERBS}(?:很|特别|非常|有点|超级|最)?(?:怕|害怕|恐惧)(?P<x>[^，,。]{{1,6}})", _fear),
     _rule(rf"{_ADVERBS}恐高", _acrophobia),
-    _rule(r"(?:有)?(?:点|一点|严重的|轻微的)?(?P<x>幽闭|社交|高)恐惧症", _phobia),
     _rule(rf"{_ADVERBS}(?P<neg>不会|不能|没法|无法|不敢)(?P<x>{'|'.join(sorted(ABILITIES, key=len, reverse=True))})"
           r"(?:[，,].*)?", _cannot),
     _rule(rf"{_ADVERBS}(?:很|特别|非常|容易)?晕(?P<x>车|船|机)(?:很厉害|得厉害|很严重|严重)?(?:[，,].*)?", _motion_sick),
     _rule(rf"(?P<how>{_FREQUENCY})(?:都|会|要|得|必须)*(?P<x>[^，,。]{{1,14}})", _routine),
     _rule(rf"(?P<when>{DATE})(?:要|得)?考(?P<x>[^，,。]{{1,6}})", _exam),
     _rule(rf"(?P<when>{DATE})(?:要)?结婚", _wedding),
+    _rule(rf"(?P<when>{DATE})(?:要|还)?有(?:个|一个|一场|场|次|一次)?(?P<x>面试|考试|手术|答辩|演讲|比赛|体检|汇报|约会)", _event),
     _rule(rf"(?P<when>{DATE})(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
 ]
 
 # Whole clauses about the person whose subject is not 我: 叫我小李, 我的论文6月3日要交, 下周五我要去看牙医.
 CLAUSES: list[Rule] = [
     _rule(r"(?:我的名字|我名字)(?:是|叫)(?P<x>[^，,。]{1,20})", _name),
-    _rule(r"(?:你|大家)?(?:可以|就)?叫我(?P<x>[^，,。]{1,20})", _name),
+    _rule(r"(?:你|大家|别人|朋友们)?(?:都|可以|就)?叫我(?P<x>[^，,。]{1,20})", _name),
     _rule(r"我叫(?P<x>[^，,。]{1,20})", _name),
-    _rule(rf"(?:我的|我们的|我们|我)?(?P<x>[^，,。我]{{1,8}}?)(?P<when>{DATE})(?:前|之前|以前)?(?:就|都)?(?:要|必须|得|需要)"
-          rf"(?:交|提交|上交|上线|完成|截止|交稿|答辩|发布)", _deadline),
+    _rule(rf"(?:我的|我们的|我们|我)?(?P<x>[^，,。我]{{1,8}}?)(?P<when>{DATE})(?:前|之前|以前)?(?:就|都)?(?:要|必须|得|需要)?"
+          rf"(?:交|提交|上交|上线|完成|截止|交稿|答辩|发布|到期)", _deadline),
+    _rule(r"(?:以后)?(?:请)?(?:回答|回复)?(?:的时候|时)?(?:尽量|最好|请|都)?(?:列要点|分点|分条|用列表|列出要点)(?:回答|说)?.*", _format),
     _rule(rf"(?P<when>{DATE})我(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
 ]
 

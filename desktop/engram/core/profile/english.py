@@ -134,22 +134,29 @@ def _thing(text: str, most_words: int = 4) -> str:
     text = tidy(text)
     if not text or len(text.split()) > most_words or _key(text) in _NOT_A_THING:
         return ""
+    if re.match(r"(?:after|before|until|at|in|on|during|out|late|much|more|less|enough|anymore|with|without|for)\b",
+                text, re.IGNORECASE):
+        return ""
     if re.search(rf"\b(?:you|it|this|that|these|those|{_WEEKDAY}s?)\b", text, re.IGNORECASE):
         return ""
     return text
 
 
-def _allergy(m: re.Match) -> Said | None:
-    thing = _thing(m.group("x"))
-    if not thing:
-        return None
-    key = _key(thing)
-    key = {"nut": "nuts", "peanut": "peanuts", "cat": "cats", "dog": "dogs", "egg": "eggs"}.get(key, key)
-    return Said("health", "allergy", key, f"allergic to {thing}", 5, copula=True)
+def _allergy(m: re.Match) -> list[Said]:
+    """One line for each thing: "tree nuts and sesame" are two allergies, each superseded alone."""
+    found = []
+    for part in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+", tidy(m.group("x"))):
+        thing = _thing(part)
+        if not thing:
+            return []
+        key = _key(thing)
+        key = {"nut": "nuts", "peanut": "peanuts", "cat": "cats", "dog": "dogs", "egg": "eggs"}.get(key, key)
+        found.append(Said("health", "allergy", key, f"allergic to {thing}", 5, copula=True))
+    return found
 
 
-def _allergy_noun(m: re.Match) -> Said | None:
-    return _allergy(m) if not m.group("x").lower().startswith(("to ", "with ")) else None
+def _allergy_noun(m: re.Match) -> list[Said]:
+    return _allergy(m) if m.group("x").lower() not in ("mild", "severe", "bad", "serious", "an", "a") else []
 
 
 def _intolerance(m: re.Match) -> Said:
@@ -194,13 +201,14 @@ def _on_medicine(m: re.Match) -> Said | None:
 
 def _device(m: re.Match) -> Said:
     device = m.group("x").lower()
-    return Said("health", "aid", device, f"uses {m.group('a')} {device}".strip(), 5)
+    family = "medicine" if device in ("inhaler", "insulin pump", "cpap", "cpap machine") else "aid"
+    return Said("health", family, device, f"uses {m.group('a')} {device} {tidy(m.group('how') or '')}".strip(), 5)
 
 
 def _place(text: str) -> str:
     """The place a clause names: its first run of capitalised words ("a small flat in Leeds" → Leeds)."""
     text = tidy(text)
-    found = re.match(_CAPITALISED, text) or re.search(rf"\b(?:in|near|outside|to)\s+({_CAPITALISED})", text)
+    found = re.match(_CAPITALISED, text) or re.search(rf"\b(?:in|near|outside|to|of)\s+({_CAPITALISED})", text)
     if not found:
         return ""
     place = (found.group(1) if found.re.groups else found.group()).strip()
@@ -240,6 +248,19 @@ def _work(m: re.Match) -> list[Said]:
     if job:
         found += _job_named(job.group(1))
     return found
+
+
+FIELDS = ("finance", "banking", "tech", "it", "healthcare", "health care", "education", "marketing", "sales", "hr",
+          "retail", "construction", "hospitality", "insurance", "law", "publishing", "research", "logistics",
+          "software", "government", "real estate", "accounting", "consulting", "advertising", "journalism",
+          "academia", "pharma", "manufacturing", "a hospital", "a school", "a lab", "a restaurant", "a bank")
+
+
+def _work_in(m: re.Match) -> Said | None:
+    field = tidy(m.group("x"))
+    if field.lower() not in FIELDS and not _place(field):
+        return None
+    return Said("identity", "work", "", f"works in {field if field.lower() in FIELDS else _place(field)}", 3)
 
 
 def _job_named(text: str) -> list[Said]:
@@ -310,6 +331,8 @@ def _avoids(m: re.Match) -> Said | None:
     if not thing:
         return None
     key = _key(thing)
+    if (m.group("do") or "").lower() == "have" and key not in FOODS:
+        return None
     if verb in ("hate", "can't stand", "dislike") and key not in FOODS:
         return None
     key = {"drink": "alcohol", "booze": "alcohol", "spicy": "spicy food", "coriander": "cilantro"}.get(key, key)
@@ -321,6 +344,14 @@ def _avoids(m: re.Match) -> Said | None:
         action += "s"
     text = f"{phrase} {action} {thing}" if phrase != "doesn't like" else f"doesn't like {thing}"
     return Said("diet", "avoid", key, text, 4)
+
+
+def _gave_up(m: re.Match) -> Said | None:
+    thing = _thing(m.group("x"), 3)
+    if not thing or _key(thing) not in FOODS:
+        return None
+    action = "eat" if m.group("do").lower() == "eating" else "drink"
+    return Said("diet", "avoid", _key(thing), f"doesn't {action} {thing}", 4)
 
 
 def _avoid(m: re.Match) -> Said | None:
@@ -368,7 +399,7 @@ def _routine(m: re.Match) -> Said | None:
                  "like", "wish", "miss", "take", "eat", "drink", "work", "live", "can't", "cannot", "don't", "never",
                  "am", "see", "check", "use", "try", "go", "went") and not doing.lower().startswith(("go to ", "go ")):
         return None
-    if len(doing.split()) > 7:
+    if len(doing.split()) > 9:
         return None
     verb, _, rest = tidy(doing).partition(" ")
     key = _key(re.sub(r"^(?:to|for|at)\s+", "", rest)) if verb.lower() in ("go", "play", "teach", "attend") and rest \
@@ -425,24 +456,25 @@ def _rule(pattern: str, read) -> Rule:
 # Predicates, read after the subject: "am allergic to X", "have asthma", "take X every evening".
 PREDICATES: list[Rule] = [
     _rule(rf"am\s+{_ADVERBS}allergic\s+to\s+(?P<x>.+)", _allergy),
-    _rule(rf"have\s+(?:got\s+)?(?:an?\s+)?{_ADVERBS}(?:mild\s+|severe\s+|bad\s+|serious\s+)?(?P<x>[\w -]+?)\s+allergy(?:\s.*)?",
-          _allergy_noun),
     _rule(rf"have\s+(?:got\s+)?(?:an?\s+)?{_ADVERBS}(?:mild\s+|severe\s+|bad\s+|serious\s+)?allerg(?:y|ies)\s+to\s+(?P<x>.+)",
           _allergy),
+    _rule(rf"have\s+(?:got\s+)?(?:an?\s+)?{_ADVERBS}(?:mild\s+|severe\s+|bad\s+|serious\s+)?(?P<x>[\w -]+?)\s+allergy(?:\s.*)?",
+          _allergy_noun),
     _rule(r"am\s+(?:also\s+|very\s+|a bit\s+)?(?P<x>lactose|gluten|fructose|histamine)[ -]intolerant(?:\s.*)?", _intolerance),
     _rule(r"have\s+(?:an?\s+)?(?P<x>lactose|gluten|fructose|histamine)\s+intolerance(?:\s.*)?", _intolerance),
-    _rule(r"(?:have|have got|live with|was diagnosed with|have been diagnosed with|got diagnosed with|suffer from"
+    _rule(r"(?:have|have got|have had|live with|was diagnosed with|have been diagnosed with|got diagnosed with|suffer from"
           r"|am diagnosed with)\s+(?P<x>.+)", _condition),
     _rule(rf"am\s+{_ADVERBS}(?P<x>{'|'.join(CONDITION_ADJECTIVES)})(?P<rest>\s+in\s+.+|\s.*)?", _condition_adjective),
     _rule(rf"(?:take|have to take|need to take|inject)\s+(?P<x>.+?)\s+(?P<how>(?:{_FREQUENCY}).*)", _take),
     _rule(r"am\s+(?:currently\s+|now\s+|still\s+)?on\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)(?:\s.*)?", _on_medicine),
     _rule(r"(?:use|need)\s+(?P<a>an?)\s+(?P<x>inhaler|cpap machine|cpap|insulin pump|hearing aid|wheelchair|cane|walker"
-          r"|walking stick)(?:\s.*)?", _device),
+          r"|walking stick)(?:\s+(?P<how>.*))?", _device),
     _rule(r"(?:now\s+)?(?:live|am living|am based|reside|have lived|have been living|am settled)\s+in\s+(?P<x>.+)", _home),
     _rule(r"(?:have\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+(?P<x>.+)", _home),
     _rule(r"(?P<v>am|am originally|come|grew up|was born)\s+(?:originally\s+)?(?:from|in)\s+(?P<x>.+)", _origin),
     _rule(r"work\s+(?P<p>at|for)\s+(?P<x>.+)", _work),
     _rule(r"work\s+as\s+(?:an?\s+)?(?P<x>.+)", _job),
+    _rule(r"work\s+in\s+(?P<x>.+)", _work_in),
     _rule(r"am\s+(?:now\s+)?an?\s+(?P<x>.+)", _job),
     _rule(r"am\s+(?:now\s+|happily\s+)?retired(?:\s.*)?", _retired),
     _rule(r"(?:speak|can speak|am fluent in|also speak)\s+(?P<x>.+)", _languages),
@@ -456,6 +488,7 @@ PREDICATES: list[Rule] = [
     _rule(r"(?P<v>keep|eat only|only eat|eat)\s+(?P<x>kosher|halal)(?:\s+only)?(?:\s.*)?", _diet_regime),
     _rule(r"am\s+(?P<v>on)\s+(?P<x>an?\s+[\w -]+?\s+diet)(?:\s.*)?", _diet_regime),
     _rule(r"am\s+(?P<v>doing)\s+(?P<x>intermittent fasting|keto|paleo|whole30|a juice cleanse)(?:\s.*)?", _diet_regime),
+    _rule(r"(?:stopped|quit|gave up)\s+(?P<v>)(?P<neg>)(?P<do>eating|drinking)\s+(?P<x>.+)", _gave_up),
     _rule(r"(?:eat|have started eating|started eating|am eating)\s+(?P<x>[\w ]+?)\s+again(?:\s.*)?", _eats_again),
     _rule(r"(?P<neg>don't|do not|never|can't|cannot)\s+(?P<v>)(?P<do>eat|drink|have)(?:\s+(?P<x>.+))?", _avoids),
     _rule(r"(?P<neg>)(?P<v>hate|can't stand|dislike)(?P<do>)\s+(?P<x>.+)", _avoids),
@@ -466,7 +499,7 @@ PREDICATES: list[Rule] = [
     _rule(rf"(?:can't|cannot|can not|am unable to|don't know how to|never learned to|never learned how to)\s+"
           rf"(?P<x>{'|'.join(ABILITIES)})\b(?P<rest>.*)", _cannot),
     _rule(r"get\s+(?P<x>seasick|carsick|airsick|motion sick|motion sickness)(?:\s.*)?", _motion_sick),
-    _rule(rf"(?P<x>[a-z][\w' -]*?)\s+(?P<how>(?:{_FREQUENCY}|every\s+\w+(?:\s+\w+)?|on\s+\w+days)(?:\s.*)?)", _routine),
+    _rule(rf"(?P<x>[a-z][\w' :.-]*?)\s+(?P<how>(?:{_FREQUENCY}|every\s+\w+(?:\s+\w+)?|on\s+\w+days)(?:\s.*)?)", _routine),
     _rule(rf"have\s+(?:an?|my)\s+(?P<x>(?:dentist|doctor's|doctor|hospital|eye|gp|dental|vet|physio|therapy|hair)?)\s*"
           rf"appointment\s+(?P<when>(?:on\s+|at\s+|next\s+|this\s+|tomorrow|in\s+).*)", _appointment),
     _rule(rf"have\s+(?:an?|my)\s+(?P<adj>(?:big|important|final|job)\s+)?(?P<x>presentation|exam|interview|surgery"
@@ -517,6 +550,13 @@ def _no_food(m: re.Match) -> Said | None:
     return Said("diet", "avoid", _key(thing), f"doesn't eat {thing.lower()}", 4)
 
 
+def _pet(m: re.Match) -> Said | None:
+    name, pet = m.group("x"), m.group("pet").lower()
+    if not re.fullmatch(r"[A-Z][\w'-]*", name):
+        return None
+    return Said("people", "name", pet, f"{pet} is called {name}", 3, line=f"{pet.capitalize()} is called {name}.")
+
+
 def _prefers_format(m: re.Match) -> Said:
     return Said("style", "format", "", f"prefers {tidy(m.group('x'))}", 2)
 
@@ -541,6 +581,8 @@ CLAUSES: list[Rule] = [
     _rule(r"(?P<x>spiders|snakes|heights|dogs|needles|clowns|birds|bees|wasps|crowds|the dark|deep water|rats|mice)\s+"
           r"(?:really\s+)?(?:freak|scare|terrify|frighten)\s+me(?:\s+out)?(?:\s.*)?", _freaks_out),
     _rule(r"no\s+(?P<x>[\w -]+?)\s+for\s+me(?:\s.*)?", _no_food),
+    _rule(r"(?:i|we)\s+(?:have|have got|got)\s+an?\s+(?:\w+\s+)?(?P<pet>dog|cat|puppy|kitten|rabbit|parrot|hamster)\s+"
+          r"(?:named|called)\s+(?P<x>\S+)(?:\s.*)?", _pet),
     _rule(r"i\s+(?:much\s+|really\s+|always\s+)?prefer\s+(?P<x>(?:bullet points|bullets|lists|tables|numbered steps"
           r"|short paragraphs|code examples|examples|step-by-step)(?:\s.*)?)", _prefers_format),
     _rule(r"(?:please\s+)?(?:always\s+)?use\s+(?P<x>metric|imperial)(?:\s+units)?(?:\s.*)?", _units),
@@ -559,7 +601,7 @@ RELATIONS = {
 }
 RELATION = re.compile(
     rf"my\s+(?P<adj>(?:older|younger|little|big|elder|baby|twin)\s+)?(?P<rel>{'|'.join(RELATIONS)})\b"
-    rf"(?:\s*,?\s+(?P<name>[A-Z][a-z]+)\b,?)?(?P<rest>.*)$", re.IGNORECASE)
+    rf"(?:\s*,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b,?)?(?P<rest>.*)$", re.IGNORECASE)
 PERSON_FACTS: list[Rule] = [
     _rule(rf"'s\s+birthday\s+is\s+(?:on\s+)?(?P<x>{DATE})(?:\s.*)?", lambda m: Said(
         "people", "birthday", "", f"birthday is {m.group('x')}", 3)),

@@ -27,7 +27,7 @@ _ABOUT_OTHERS = {"allergy", "intolerance", "condition", "medicine", "aid", "diet
                  "work", "job", "age", "languages", "name", "birthday", "need"}
 _FAMILY_FOR_OTHERS = {"avoid": "diet", "intolerance": "allergy", "aid": "need", "cannot": "need"}
 _HEALTH = {"allergy", "intolerance", "condition", "medicine", "need"}
-_EN_SUBJECT = re.compile(r"(?:i|we)(?:'m|'ve|'re|\s+)(?P<p>.*)$", re.IGNORECASE)
+_EN_SUBJECT = re.compile(r"(?:i|we)(?:'m|'ve|'re|\s)\s*(?P<p>.*)$", re.IGNORECASE)
 _EN_FRAGMENT = re.compile(r"(?:(?:really|very|so|severely|deathly|terribly|super)\s+)*(?:allergic|afraid|scared|terrified)"
                           r"\s+(?:to|of)\s", re.IGNORECASE)
 _EN_BASE = {"is": "am", "'s": "am", "has": "have", "doesn't": "don't", "takes": "take", "uses": "use", "lives": "live",

@@ -28,6 +28,9 @@ _ASKING = (r"^(?:(?:please|pls|kindly|and|just|always|also|now|ok|okay|from now 
 _NOT_ABOUT_REPLIES = re.compile(r"\b(?:this|that|the|my)\s+(?:email|letter|text|message|essay|post|paragraph|draft"
                                 r"|story|cover letter|speech|toast)\b|\b(?:why|how|what|did|does|do)\b.*\?|\bif\b",
                                 re.IGNORECASE)
+# "Could you answer in Spanish?" may ask for one reply; "... from now on?" asks for all of them.
+_STANDING = re.compile(r"\b(?:from now on|always|going forward|in future|in the future|by default|every time"
+                       r"|all the time|only)\b", re.IGNORECASE)
 _EN_LANGUAGE = re.compile(
     _ASKING + r"(?:answer|reply|respond|talk|speak|write|chat|communicate)(?:\s+(?:to\s+me|me|back))?\s+(?:only\s+"
     r"|always\s+)?in\s+(?P<x>[A-Za-z]+)\b|\b(?:switch|change)\s+(?:to|into)\s+(?P<y>[A-Za-z]+)\b", re.IGNORECASE)
@@ -55,6 +58,7 @@ _ZH_NOT_ABOUT_REPLIES = re.compile(r"为什么|怎么|是不是|什么|这封|�
 _ZH_LANGUAGE = re.compile(rf"(?:用|改用|换成|换)(?P<x>{'|'.join(k for k in LANGUAGES if not k.isascii())})"
                           r"(?:来|跟我|和我|给我)?(?:回答|回复|交流|聊天?|说话?|沟通|回|讲)"
                           rf"|(?:请|以后|麻烦你?|就)(?:都)?(?:说|讲)(?P<y>{'|'.join(k for k in LANGUAGES if not k.isascii())})")
+_ZH_STANDING = re.compile(r"以后|之后|从现在起|从现在开始|一直|都|每次|总是|默认")
 _ZH_TONES = (
     ("casual", re.compile(r"(?:别|不要|不用|不必)(?:太|那么|这么)?(?:正式|正经|严肃)|(?:轻松|随意|口语化|随便|活泼)(?:一点|一些|些|点)")),
     ("formal", re.compile(r"正式(?:一点|一些|些|点|的语气|的口吻)|(?:语气|口吻|说话|回答)(?:要|请)?(?:更)?正式|用正式的|严肃(?:一点|一些|些)")),
@@ -62,7 +66,7 @@ _ZH_TONES = (
     ("friendly", re.compile(r"(?:亲切|友好|温柔|热情)(?:一点|一些|些|点)")),
 )
 _ZH_BRIEF = re.compile(r"(?:回答|回复|说话|解释|答案)[^，。]{0,4}(?:简短|简洁|短|简单)|(?:简短|简洁)(?:一点|一些|些|点)?地?(?:回答|回复)"
-                       r"|少说(?:点|一点)|别(?:那么|太)?啰嗦|不要(?:太)?啰嗦")
+                       r"|少说(?:点|一点)|(?:回答|回复|说)得?太长|别(?:那么|太)?啰嗦|不要(?:太)?啰嗦")
 _ZH_DETAILED = re.compile(r"(?:回答|回复|解释)[^，。]{0,4}详细|详细(?:一点|一些|些|点)?地?(?:回答|解释|说明)|以后.{0,6}详细")
 _ZH_NO_EMOJI = re.compile(r"(?:别|不要|不用|少|不准|停止)(?:再)?(?:用|加|发|使用)?(?:表情符号|表情|emoji|颜文字)", re.IGNORECASE)
 _ZH_EMOJI = re.compile(r"(?:多|可以|加点|多用|多加)(?:用|加|使用)?(?:点|一些)?(?:表情符号|表情|emoji)", re.IGNORECASE)
@@ -84,7 +88,7 @@ def changes(sentence: str) -> list[PreferenceChange]:
         if _ZH_NOT_ABOUT_REPLIES.search(zh):
             return []
         language = _ZH_LANGUAGE.search(zh)
-        if language:
+        if language and (not re.search(r"[?？吗]", zh) or _ZH_STANDING.search(zh)):
             change("language", LANGUAGES[language.group("x") or language.group("y")])
         for tone, pattern in _ZH_TONES:
             if pattern.search(zh):
@@ -101,7 +105,7 @@ def changes(sentence: str) -> list[PreferenceChange]:
     if _NOT_ABOUT_REPLIES.search(sentence):
         return []
     language = _EN_LANGUAGE.search(sentence)
-    if language and (language.group("x") or language.group("y")).lower() in LANGUAGES:
+    if language and ("?" not in sentence or _STANDING.search(sentence)) and (language.group("x") or language.group("y")).lower() in LANGUAGES:
         change("language", LANGUAGES[(language.group("x") or language.group("y")).lower()])
     tone = _EN_TONE.search(sentence)
     if tone:
