@@ -46,7 +46,11 @@ FOODS = {"猪肉": "pork", "牛肉": "beef", "羊肉": "lamb", "辣": "spicy foo
          "糖": "sugar", "葱": "onions", "蒜": "garlic", "内脏": "offal", "生的东西": "raw food", "生的": "raw food",
          "甜食": "sweets", "奶制品": "dairy", "茶": "tea", "碳水": "carbs"}
 FEARS = {"狗": "dogs", "蛇": "snakes", "高": "heights", "坐飞机": "flying", "飞机": "flying", "黑": "the dark",
-         "蜘蛛": "spiders", "水": "water", "打针": "needles", "虫子": "insects", "老鼠": "mice", "猫": "cats"}
+         "蜘蛛": "spiders", "水": "water", "打针": "needles", "针头": "needles", "虫子": "insects", "虫": "insects",
+         "老鼠": "mice", "猫": "cats", "蟑螂": "cockroaches", "鬼": "ghosts", "血": "blood", "打雷": "thunder",
+         "雷": "thunder", "人多": "crowds", "人群": "crowds", "深水": "deep water", "电梯": "lifts", "小丑": "clowns",
+         "鸟": "birds", "蜜蜂": "bees", "看牙医": "the dentist", "牙医": "the dentist", "冷": "cold", "热": "heat",
+         "开车": "driving", "坐船": "boats", "狭小的空间": "enclosed spaces", "黑暗": "the dark", "医院": "hospitals"}
 ABILITIES = {"开车": "drive", "驾驶": "drive", "游泳": "swim", "骑自行车": "ride a bike", "骑车": "ride a bike",
              "骑摩托车": "ride a motorbike", "骑电动车": "ride a scooter", "做饭": "cook", "爬山": "climb",
              "爬楼梯": "climb stairs", "走远路": "walk", "长时间走路": "walk", "走路": "walk", "久站": "stand",
@@ -213,7 +217,7 @@ def _dislikes(m: re.Match) -> Said | None:
 
 def _fear(m: re.Match) -> Said | None:
     thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 5 or _NOT_A_THING.search(thing) or re.search(r"会|被|误会|麻烦|打扰|来不及|失望|忘", thing):
+    if thing not in FEARS:              # 我怕来不及了, 我怕你误会, 我害怕失业: a worry, not a fear to plan around
         return None
     return Said("limits", "fear", FEARS.get(thing, thing), f"怕{thing}", 4)
 
@@ -302,7 +306,7 @@ PREDICATES: list[Rule] = [
     _rule(rf"{_ADVERBS}(?:在|正在)?怀孕(?:{_NUMBER}个?[月周])?", _pregnant),
     _rule(rf"{_ADVERBS}(?P<how>(?:{_FREQUENCY}|长期|一直在?|平时|晚上|早上|睡前|饭后|饭前|早晚)+)?(?:都|要|得|必须|会|在)*(?:吃|服用|服|打|注射|喷)"
           rf"(?P<dose>[一两二三四五半\d]+[片粒颗支针])?(?P<x>[^，,。]{{1,10}})", _medicine),
-    _rule(rf"{_ADVERBS}(?:住在|定居在|住|定居)(?P<x>[^，,。]{{1,12}})", _home),
+    _rule(rf"{_ADVERBS}(?:住在|定居在|定居于|住于)(?P<x>[^，,。]{{1,12}})", _home),
     _rule(rf"(?:去年|今年|上个月|上周|最近|前几天|前段时间|刚|刚刚|已经|终于|\d{{4}}年)*(?:从[^，,。]{{1,8}}?)?搬(?:到|去|来)了?"
           rf"(?P<x>[^，,。]{{1,12}})", _home),
     _rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{1,12}}?)(?P<v>工作|上班|实习|任职)", _work),

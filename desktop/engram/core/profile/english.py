@@ -89,7 +89,7 @@ _OBJECT_END = re.compile(r"\s+(?:so|but|because|since|which|that|when|while|if|t
                          r"|after|ever since|for (?:religious|health|ethical) reasons|for years|for now"
                          r"|(?:last|this|next) (?:year|month|week)|in \d{4}|\d+ years ago|years ago|recently|again"
                          r"|if that matters|just saying|already|in (?:spring|summer|winter|autumn|fall)"
-                         r"|(?:all|every|each|most) [a-z]+)\b.*$", re.IGNORECASE)
+                         r"|(?:all|every|each|most) [a-z]+|who|looking|trying|hoping|working on)\b.*$", re.IGNORECASE)
 _NOT_A_THING = {"anything", "nothing", "everything", "it", "that", "this", "them", "you", "him", "her", "much",
                 "a lot", "any", "some", "those", "there", "out", "much of anything", "mondays", "work", "people",
                 "school", "life", "me", "myself", "the deadline", "missing out"}
@@ -363,7 +363,7 @@ def _avoid(m: re.Match) -> Said | None:
 
 def _fear(m: re.Match) -> Said | None:
     thing = _thing(m.group("x"), 3)
-    if not thing or re.match(r"\w+ing\s+\w+\s+\w+", thing):
+    if not thing or re.match(r"\w+ing\s+\w+", thing) and thing.lower() != "public speaking":
         return None
     key = _key(thing)
     return Said("limits", "fear", key, f"afraid of {thing}", 4, copula=True)
@@ -381,6 +381,8 @@ def _phobic(m: re.Match) -> Said:
 def _cannot(m: re.Match) -> Said | None:
     ability = m.group("x").lower()
     rest = tidy(m.group("rest") or "")
+    if re.search(r"\b(?:this|that|it|these|those|the|today|tonight|now|yet|right now|at the moment)\b", rest, re.IGNORECASE):
+        return None                 # "I can't run this code", "I can't cook tonight": not a limit of the person
     if len(rest.split()) > 4:
         rest = ""
     key = ability.split()[0] if ability not in ("ride a bike", "ride a bicycle", "ride a motorbike") else ability
@@ -429,8 +431,9 @@ def _appointment(m: re.Match) -> Said:
 
 def _event(m: re.Match) -> Said:
     what = m.group("x").lower()
-    return Said("commitments", "event", what, f"has a {m.group('adj') or ''}{what} {tidy(m.group('when'))}"
-                .replace("  ", " "), 3)
+    adjective = m.group("adj") or ""
+    article = "an" if (adjective or what)[0] in "aeiou" else "a"
+    return Said("commitments", "event", what, f"has {article} {adjective}{what} {tidy(m.group('when'))}", 3)
 
 
 def _married(m: re.Match) -> Said:
@@ -471,7 +474,8 @@ PREDICATES: list[Rule] = [
           r"|walking stick)(?:\s+(?P<how>.*))?", _device),
     _rule(r"(?:now\s+)?(?:live|am living|am based|reside|have lived|have been living|am settled)\s+in\s+(?P<x>.+)", _home),
     _rule(r"(?:have\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+(?P<x>.+)", _home),
-    _rule(r"(?P<v>am|am originally|come|grew up|was born)\s+(?:originally\s+)?(?:from|in)\s+(?P<x>.+)", _origin),
+    _rule(r"(?P<v>am|am originally|come)\s+(?:originally\s+)?from\s+(?P<x>.+)", _origin),
+    _rule(r"(?P<v>grew up|was born)\s+in\s+(?P<x>.+)", _origin),
     _rule(r"work\s+(?P<p>at|for)\s+(?P<x>.+)", _work),
     _rule(r"work\s+as\s+(?:an?\s+)?(?P<x>.+)", _job),
     _rule(r"work\s+in\s+(?P<x>.+)", _work_in),
@@ -513,6 +517,8 @@ PREDICATES: list[Rule] = [
 def _name(m: re.Match) -> Said | None:
     name = m.group("x").strip()
     if not re.fullmatch(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}", name) or name.split()[0] in _NOT_A_NAME:
+        return None
+    if name.lower() in LANGUAGES or re.search(r"(?:ese|ish|ian|ean|ic)$", name):     # "I'm Chinese", "I'm Polish"
         return None
     return Said("identity", "name", "", name, 4, line=f"Name: {name}.")
 
