@@ -105,7 +105,7 @@ DATE = (rf"(?:(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH
         rf"|(?:next|this)\s+(?:{_WEEKDAY}|week|month)|(?:on\s+)?{_WEEKDAY}|tomorrow|tonight|the end of (?:the )?"
         rf"(?:week|month|year)|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|in\s+{_MONTH}"
         rf"|{_MONTH})")
-_CAPITALISED = r"(?:[A-Z][\w'.-]*(?:\s+(?:de|del|la|le|am|upon|on|of|du|des|y|[A-Z][\w'.-]*))*)"
+_CAPITALISED = r"(?:[A-Z][\w'.-]*(?:\s+(?:(?:de|del|la|le|am|upon|on|of|du|des|y)\b|[A-Z][\w'.-]*))*)"
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "eleven": 11, "twelve": 12}
 _NOT_A_NAME = {"Sorry", "Fine", "Good", "Great", "Done", "Ready", "Sure", "Tired", "Hungry", "Bored", "Lost", "Back",
@@ -142,6 +142,9 @@ def _thing(text: str, most_words: int = 4) -> str:
     return text
 
 
+_PLURALS = {"nut": "nuts", "peanut": "peanuts", "cat": "cats", "dog": "dogs", "egg": "eggs", "tree nut": "tree nuts"}
+
+
 def _allergy(m: re.Match) -> list[Said]:
     """One line for each thing: "tree nuts and sesame" are two allergies, each superseded alone."""
     found = []
@@ -149,9 +152,9 @@ def _allergy(m: re.Match) -> list[Said]:
         thing = _thing(part)
         if not thing:
             return []
-        key = _key(thing)
-        key = {"nut": "nuts", "peanut": "peanuts", "cat": "cats", "dog": "dogs", "egg": "eggs"}.get(key, key)
-        found.append(Said("health", "allergy", key, f"allergic to {thing}", 5, copula=True))
+        key = _PLURALS.get(_key(thing), _key(thing))
+        shown = key if _key(thing) in _PLURALS else thing         # "a peanut allergy": allergic to peanuts
+        found.append(Said("health", "allergy", key, f"allergic to {shown}", 5, copula=True))
     return found
 
 

@@ -112,7 +112,7 @@ def _chinese_with_subject(clause: Clause, said: str, subject: str) -> tuple[list
     text = subject + said
     found = chinese.read(text, chinese.CLAUSES)
     if found:
-        return [_own(s, clause.text, "zh", clause) for s in found], ""
+        return [_own(s, clause.text, "zh", clause) for s in found], "我" if re.match("我(?![的们])", text) else ""
     person = chinese.RELATION.match(text)
     if person:
         relation = person.group("rel")
