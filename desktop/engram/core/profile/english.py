@@ -507,10 +507,10 @@ PREDICATES: list[Rule] = [
           rf"(?P<x>{'|'.join(ABILITIES)})\b(?P<rest>.*)", _cannot),
     _rule(r"get\s+(?P<x>seasick|carsick|airsick|motion sick|motion sickness)(?:\s.*)?", _motion_sick),
     _rule(rf"(?P<x>[a-z][\w' :.-]*?)\s+(?P<how>(?:{_FREQUENCY}|every\s+\w+(?:\s+\w+)?|on\s+\w+days)(?:\s.*)?)", _routine),
-    _rule(rf"have\s+(?:an?|my)\s+(?P<x>(?:dentist|doctor's|doctor|hospital|eye|gp|dental|vet|physio|therapy|hair)?)\s*"
-          rf"appointment\s+(?P<when>(?:on\s+|at\s+|next\s+|this\s+|tomorrow|in\s+).*)", _appointment),
-    _rule(rf"have\s+(?:an?|my)\s+(?P<adj>(?:big|important|final|job)\s+)?(?P<x>presentation|exam|interview|surgery"
-          rf"|operation|test|recital|marathon|race|defen[cs]e|viva)\s+(?P<when>(?:on|next|this|tomorrow|in)\b.*)", _event),
+    _rule(r"have\s+(?:an?|my)\s+(?P<x>(?:dentist|doctor's|doctor|hospital|eye|gp|dental|vet|physio|therapy|hair)?)\s*"
+          r"appointment\s+(?P<when>(?:on\s+|at\s+|next\s+|this\s+|tomorrow|in\s+).*)", _appointment),
+    _rule(r"have\s+(?:an?|my)\s+(?P<adj>(?:big|important|final|job)\s+)?(?P<x>presentation|exam|interview|surgery"
+          r"|operation|test|recital|marathon|race|defen[cs]e|viva)\s+(?P<when>(?:on|next|this|tomorrow|in)\b.*)", _event),
     _rule(r"am\s+getting\s+married\s+(?P<when>(?:on|in|next|this)\b.*)", _married),
     _rule(rf"(?:have|need|must)\s+to\s+(?:submit|finish|hand in|turn in|send|deliver|file)\s+(?P<x>.+?)\s+by\s+"
           rf"(?P<when>{DATE}.*)", _deadline_to),

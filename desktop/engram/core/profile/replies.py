@@ -90,9 +90,9 @@ def changes(sentence: str) -> list[PreferenceChange]:
         language = _ZH_LANGUAGE.search(zh)
         if language and (not re.search(r"[?？吗]", zh) or _ZH_STANDING.search(zh)):
             change("language", LANGUAGES[language.group("x") or language.group("y")])
-        for tone, pattern in _ZH_TONES:
+        for name, pattern in _ZH_TONES:
             if pattern.search(zh):
-                change("tone", tone)
+                change("tone", name)
         if _ZH_BRIEF.search(zh):
             change("detail", "brief")
         elif _ZH_DETAILED.search(zh):
