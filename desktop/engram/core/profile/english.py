@@ -52,7 +52,8 @@ MEDICINES = ("vitamin", "vitamins", "supplement", "supplements", "pill", "pills"
              "aspirin", "ibuprofen", "iron", "magnesium", "melatonin", "fish oil", "omega-3", "birth control",
              "antidepressants", "antidepressant", "blood thinners", "blood thinner", "statins", "statin", "inhaler",
              "thyroxine", "levothyroxine", "lithium", "prednisone", "warfarin", "metformin", "tablets", "tablet",
-             "drops", "injection", "injections", "beta blockers", "painkillers", "antihistamines", "antihistamine")
+             "drops", "injection", "injections", "beta blockers", "painkillers", "antihistamines", "antihistamine",
+             "meds", "medications", "hormones", "hrt", "estrogen", "testosterone", "steroids", "adderall", "ritalin")
 _DRUG_SHAPE = re.compile(r"(?:mycin|cillin|prazole|statin|sartan|pril|olol|azepam|oxetine|ipine|afil|formin|arin"
                          r"|amine|tropin|thyroxine|done|zole|mab|tide|dronate|ine|ol|ide|in)$")
 ABILITIES = ("drive", "swim", "ride a bike", "ride a bicycle", "ride a motorbike", "ride", "cook", "walk", "lift",
@@ -96,7 +97,8 @@ _NOT_A_THING = {"anything", "nothing", "everything", "it", "that", "this", "them
 _FREQUENCY = (r"(?:every|each)\s+(?:other\s+)?(?:day|morning|evening|night|week|weekend|month|monday|tuesday|wednesday"
               r"|thursday|friday|saturday|sunday|weekday|[a-z]+ (?:morning|evening|night|afternoon))|daily|nightly"
               r"|weekly|twice a (?:day|week)|once a (?:day|week)|three times a (?:day|week)|at night|before bed"
-              r"|in the (?:morning|evening)s?|with (?:meals|breakfast|dinner)|on (?:mondays|tuesdays|wednesdays"
+              r"|in the (?:morning|evening)s?|with (?:meals|breakfast|dinner|food)|(?:before|after) (?:every |each )?meals?"
+              r"|on (?:mondays|tuesdays|wednesdays"
               r"|thursdays|fridays|saturdays|sundays|weekends|weekdays)")
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
           r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
@@ -194,7 +196,7 @@ def _medicine(thing: str, how: str) -> Said | None:
 
 
 def _take(m: re.Match) -> Said | None:
-    return _medicine(m.group("x"), m.group("how"))
+    return _medicine(m.group("x"), m.group("how") or "")
 
 
 def _on_medicine(m: re.Match) -> Said | None:
@@ -266,6 +268,14 @@ def _work_in(m: re.Match) -> Said | None:
     return Said("identity", "work", "", f"works in {field if field.lower() in FIELDS else _place(field)}", 3)
 
 
+def _studies(m: re.Match) -> list[Said]:
+    subject, place = _thing(m.group("x"), 3), _place(m.group("y"))
+    if not subject or not place:
+        return []
+    text = f"student of {subject} {m.group('p').lower()} {place}"
+    return [Said("identity", "job", "", text, 3, copula=True, line=f"Job: {text}.")]
+
+
 def _job_named(text: str) -> list[Said]:
     text = tidy(re.sub(r"^(?:an?)\s+", "", text, flags=re.IGNORECASE))
     words = text.lower().split()
@@ -320,7 +330,9 @@ def _diet_regime(m: re.Match) -> Said | None:
     thing = tidy(m.group("x"))
     if not thing or len(thing.split()) > 4:
         return None
-    return Said("diet", "diet", "", f"{m.group('v').lower()} {thing}".strip(), 4, copula=m.group("v").lower() == "on")
+    verb = {"follow": "follows", "eat": "eats", "keep to": "keeps to", "stick to": "sticks to", "keep": "keeps",
+            "eat only": "eats only", "only eat": "only eats", "doing": "doing"}.get(m.group("v").lower(), m.group("v").lower())
+    return Said("diet", "diet", "", f"{verb} {thing}".strip(), 4, copula=verb in ("on", "doing"))
 
 
 def _eats_again(m: re.Match) -> Said | None:
@@ -328,9 +340,20 @@ def _eats_again(m: re.Match) -> Said | None:
     return Said("diet", "diet", "", f"eats {thing} again", 4) if thing else None
 
 
-def _avoids(m: re.Match) -> Said | None:
+def _avoids(m: re.Match) -> list[Said]:
+    """One line for each thing: "red meat or pork" are two, each superseded alone."""
+    found = []
+    for part in re.split(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+", tidy(m.group("x") or "alcohol")):
+        said = _avoids_one(m, part)
+        if not said:
+            return []
+        found.append(said)
+    return found
+
+
+def _avoids_one(m: re.Match, part: str) -> Said | None:
     verb = m.group("v").lower()
-    thing = _thing(m.group("x") or "alcohol", 3)
+    thing = _thing(part, 3)
     if not thing:
         return None
     key = _key(thing)
@@ -389,7 +412,8 @@ def _cannot(m: re.Match) -> Said | None:
     if len(rest.split()) > 4:
         rest = ""
     key = ability.split()[0] if ability not in ("ride a bike", "ride a bicycle", "ride a motorbike") else ability
-    return Said("limits", "cannot", key, f"can't {ability} {rest}".strip(), 4)
+    verb = "can't" if m.re.pattern.startswith("(?:can't") else "doesn't"
+    return Said("limits", "cannot", key, f"{verb} {ability} {rest}".strip(), 4)
 
 
 def _motion_sick(m: re.Match) -> Said:
@@ -468,25 +492,27 @@ PREDICATES: list[Rule] = [
           _allergy_noun),
     _rule(r"am\s+(?:also\s+|very\s+|a bit\s+)?(?P<x>lactose|gluten|fructose|histamine)[ -]intolerant(?:\s.*)?", _intolerance),
     _rule(r"have\s+(?:an?\s+)?(?P<x>lactose|gluten|fructose|histamine)\s+intolerance(?:\s.*)?", _intolerance),
-    _rule(r"(?:have|have got|have had|live with|was diagnosed with|have been diagnosed with|got diagnosed with|suffer from"
-          r"|am diagnosed with)\s+(?P<x>.+)", _condition),
+    _rule(r"(?:have got|have had|have|live with|was diagnosed with|have been diagnosed with|got diagnosed with|suffer from"
+          r"|am diagnosed with|got)\s+(?P<x>.+)", _condition),
     _rule(rf"am\s+{_ADVERBS}(?P<x>{'|'.join(CONDITION_ADJECTIVES)})(?P<rest>\s+in\s+.+|\s.*)?", _condition_adjective),
     _rule(rf"(?:take|have to take|need to take|inject)\s+(?P<x>.+?)\s+(?P<how>(?:{_FREQUENCY}).*)", _take),
-    _rule(r"am\s+(?:currently\s+|now\s+|still\s+)?on\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)(?:\s.*)?", _on_medicine),
+    _rule(r"(?:take|am taking)\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)(?P<how>)", _take),
+    _rule(r"am\s+(?:currently\s+|now\s+|still\s+)?on\s+(?P<x>[\w-]+(?:\s+[\w-]+){0,2})(?:\s.*)?", _on_medicine),
     _rule(r"(?:use|need)\s+(?P<a>an?)\s+(?P<x>inhaler|cpap machine|cpap|insulin pump|hearing aid|wheelchair|cane|walker"
           r"|walking stick)(?:\s+(?P<how>.*))?", _device),
-    _rule(r"(?:now\s+)?(?:live|am living|am based|reside|have lived|have been living|am settled)\s+in\s+(?P<x>.+)", _home),
+    _rule(r"(?:now\s+|currently\s+)?(?:live|am (?:now |currently )?living|am (?:now |currently )?based|reside|have lived|have been living|am settled)\s+in\s+(?P<x>.+)", _home),
     _rule(r"(?:have\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+(?P<x>.+)", _home),
     _rule(r"(?P<v>am|am originally|come)\s+(?:originally\s+)?from\s+(?P<x>.+)", _origin),
     _rule(r"(?P<v>grew up|was born)\s+in\s+(?P<x>.+)", _origin),
-    _rule(r"work\s+(?P<p>at|for)\s+(?P<x>.+)", _work),
+    _rule(r"work\s+(?:remotely\s+|full-time\s+|part-time\s+|full time\s+|part time\s+)?(?P<p>at|for)\s+(?P<x>.+)", _work),
+    _rule(r"am\s+(?:currently\s+|now\s+)?studying\s+(?P<x>[\w ]+?)\s+(?P<p>at|in)\s+(?P<y>[A-Z].*)", _studies),
     _rule(r"work\s+as\s+(?:an?\s+)?(?P<x>.+)", _job),
     _rule(r"work\s+in\s+(?P<x>.+)", _work_in),
     _rule(r"am\s+(?:now\s+)?an?\s+(?P<x>.+)", _job),
     _rule(r"am\s+(?:now\s+|happily\s+)?retired(?:\s.*)?", _retired),
-    _rule(r"(?:speak|can speak|am fluent in|also speak)\s+(?P<x>.+)", _languages),
+    _rule(r"(?:speak|can speak|am fluent in|also speak|am bilingual in|am trilingual in)\s+(?P<x>.+)", _languages),
     _rule(r"am\s+an?\s+native\s+(?P<x>\w+)\s+speaker(?:\s.*)?", _native_speaker),
-    _rule(r"am\s+(?P<x>\d{1,3})(?:\s+years?\s+old|\s*yo|\s*y/o)?", _age),
+    _rule(r"am\s+(?P<x>\d{1,3})(?:\s+years?\s+old|\s*yo|\s*y/o)?(?:\s+and\s+.*)?", _age),
     _rule(r"(?:just\s+)?turned\s+(?P<x>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s.*)?",
           _age),
     _rule(r"are\s+(?P<x>\d{1,2})\s+and\s+(?P<y>\d{1,2})(?:\s+years\s+old)?", _ages),
@@ -494,6 +520,7 @@ PREDICATES: list[Rule] = [
           rf"(?P<x>{'|'.join(DIETS)})(?:\s+(?P<since>since\s+\S+|for\s+\S+\s+years?))?(?:\s.*)?", _diet),
     _rule(r"(?P<v>keep|eat only|only eat|eat)\s+(?P<x>kosher|halal)(?:\s+only)?(?:\s.*)?", _diet_regime),
     _rule(r"am\s+(?P<v>on)\s+(?P<x>an?\s+[\w -]+?\s+diet)(?:\s.*)?", _diet_regime),
+    _rule(r"(?P<v>follow|eat|keep to|stick to)\s+(?P<x>an?\s+[\w -]+?\s+diet)(?:\s.*)?", _diet_regime),
     _rule(r"am\s+(?P<v>doing)\s+(?P<x>intermittent fasting|keto|paleo|whole30|a juice cleanse)(?:\s.*)?", _diet_regime),
     _rule(r"(?:stopped|quit|gave up)\s+(?P<v>)(?P<neg>)(?P<do>eating|drinking)\s+(?P<x>.+)", _gave_up),
     _rule(r"(?:eat|have started eating|started eating|am eating)\s+(?P<x>[\w ]+?)\s+again(?:\s.*)?", _eats_again),
@@ -505,6 +532,7 @@ PREDICATES: list[Rule] = [
     _rule(rf"am\s+{_ADVERBS}(?P<x>claustrophobic|agoraphobic|arachnophobic|acrophobic)(?:\s.*)?", _phobic),
     _rule(rf"(?:can't|cannot|can not|am unable to|don't know how to|never learned to|never learned how to)\s+"
           rf"(?P<x>{'|'.join(ABILITIES)})\b(?P<rest>.*)", _cannot),
+    _rule(r"(?:don't|do not|never)\s+(?P<x>drive|swim|fly)(?P<rest>)", _cannot),
     _rule(r"get\s+(?P<x>seasick|carsick|airsick|motion sick|motion sickness)(?:\s.*)?", _motion_sick),
     _rule(rf"(?P<x>[a-z][\w' :.-]*?)\s+(?P<how>(?:{_FREQUENCY}|every\s+\w+(?:\s+\w+)?|on\s+\w+days)(?:\s.*)?)", _routine),
     _rule(r"have\s+(?:an?|my)\s+(?P<x>(?:dentist|doctor's|doctor|hospital|eye|gp|dental|vet|physio|therapy|hair)?)\s*"
@@ -545,6 +573,27 @@ def _deadline(m: re.Match) -> Said | None:
     return Said("commitments", "deadline", _key(thing), line, 3, line=line)
 
 
+def _my_event(m: re.Match) -> Said:
+    what = m.group("x").lower()
+    key = {"final exam": "exam", "job interview": "interview", "operation": "surgery"}.get(what, what)
+    return Said("commitments", "event", key, "", 3, line=f"{what.capitalize()} {tidy(m.group('when'))}.")
+
+
+def _allergy_fragment(m: re.Match) -> list[Said]:
+    if m.group("x").lower() in ("the", "a", "an", "this", "that", "your", "his", "her", "food", "seasonal", "skin",
+                                "an allergy", "no", "any", "my"):
+        return []
+    return _allergy(m)
+
+
+def _expires(m: re.Match) -> Said | None:
+    thing = _thing(m.group("x"), 3)
+    if not thing:
+        return None
+    line = f"{thing[0].upper() + thing[1:]} expires {tidy(m.group('when'))}."
+    return Said("commitments", "deadline", _key(thing), line, 3, line=line)
+
+
 def _freaks_out(m: re.Match) -> Said | None:
     thing = m.group("x")
     if thing.lower() in ("it", "this", "that", "he", "she", "they", "you", "everything", "people"):
@@ -561,6 +610,7 @@ def _no_food(m: re.Match) -> Said | None:
 
 def _pet(m: re.Match) -> Said | None:
     name, pet = m.group("x"), m.group("pet").lower()
+    pet = "cat" if pet in ("tabby", "kitten") else pet if pet in ("cat", "rabbit", "parrot", "hamster") else "dog"
     if not re.fullmatch(r"[A-Z][\w'-]*", name):
         return None
     return Said("people", "name", pet, f"{pet} is called {name}", 3, line=f"{pet.capitalize()} is called {name}.")
@@ -576,7 +626,10 @@ def _units(m: re.Match) -> Said:
 
 # Whole clauses about the person that are not "I ...": "My name is Wei", "Call me Sam".
 CLAUSES: list[Rule] = [
-    _rule(r"my\s+(?:first\s+|full\s+)?name(?:'s|\s+is)\s+(?P<x>.+?)(?:\s+by the way|\s+btw)?", _name),
+    _rule(r"(?:my\s+)?(?:first\s+|full\s+)?name(?:'s|\s+is)\s+(?P<x>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"
+          r"(?:\s+(?:by the way|btw|but|and|though|so)\b.*)?", _name),
+    _rule(r"i(?:'m|\s+am)\s+called\s+(?P<x>\S+)", _name),
+    _rule(r"i\s+go\s+by\s+(?P<x>\S+)", _name),
     _rule(r"(?:please\s+|you can\s+|just\s+)?call\s+me\s+(?P<x>\S+(?:\s+[A-Z]\S*)?)(?:\s+(?:please|everyone does|from now on))?",
           _name),
     _rule(r"i(?:'m|\s+am)\s+(?P<x>[A-Z][a-z]+)(?:\s+by the way|\s+btw|\s+here)?", _name),
@@ -586,11 +639,19 @@ CLAUSES: list[Rule] = [
     _rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:is|are)\s+due\s+(?:on\s+|by\s+)?(?P<when>{DATE}.*)", _deadline),
     _rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:has|have)\s+to\s+be\s+(?:in|submitted|done|finished|handed in|sent)\s+"
           rf"(?:by|before)\s+(?P<when>{DATE}.*)", _deadline),
+    _rule(rf"my\s+birthday\s+is\s+(?:on\s+)?(?P<x>{DATE})", lambda m: Said(
+        "identity", "birthday", "", m.group("x"), 3, line=f"Birthday: {m.group('x')}.")),
+    _rule(rf"my\s+(?P<x>exam|final exam|interview|job interview|surgery|operation|wedding|presentation|flight|defen[cs]e"
+          rf"|driving test|appointment)\s+is\s+(?P<when>(?:on\s+|next\s+|this\s+|in\s+|tomorrow|{DATE}).*)", _my_event),
+    _rule(rf"my\s+(?P<x>[\w' -]+?)\s+(?:expires|runs out|ends)\s+(?P<when>(?:on\s+|in\s+|next\s+|this\s+|at the end of\s+)?{DATE}.*)",
+          _expires),
     _rule(r"(?:my\s+)?deadline\s+for\s+(?P<x>[\w' -]+?)\s+is\s+(?P<when>.+)", _deadline),
     _rule(r"(?P<x>spiders|snakes|heights|dogs|needles|clowns|birds|bees|wasps|crowds|the dark|deep water|rats|mice)\s+"
           r"(?:really\s+)?(?:freak|scare|terrify|frighten)\s+me(?:\s+out)?(?:\s.*)?", _freaks_out),
     _rule(r"no\s+(?P<x>[\w -]+?)\s+for\s+me(?:\s.*)?", _no_food),
-    _rule(r"(?:i|we)\s+(?:have|have got|got)\s+an?\s+(?:\w+\s+)?(?P<pet>dog|cat|puppy|kitten|rabbit|parrot|hamster)\s+"
+    _rule(r"(?:severe\s+|bad\s+|serious\s+)?(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+allergy(?:\s+here|\s+btw)?", _allergy_fragment),
+    _rule(r"(?:i|we)\s+(?:have|have got|got)\s+an?\s+(?:[\w-]+\s+){0,2}(?P<pet>dog|cat|puppy|kitten|rabbit|parrot|hamster"
+          r"|retriever|labrador|poodle|terrier|spaniel|beagle|bulldog|collie|husky|dachshund|pug|shepherd|tabby)\s+"
           r"(?:named|called)\s+(?P<x>\S+)(?:\s.*)?", _pet),
     _rule(r"i\s+(?:much\s+|really\s+|always\s+)?prefer\s+(?P<x>(?:bullet points|bullets|lists|tables|numbered steps"
           r"|short paragraphs|code examples|examples|step-by-step)(?:\s.*)?)", _prefers_format),
