@@ -3,6 +3,7 @@
     .venv/bin/python tests/bench/chat_bench.py [--turns 30] [--max-tokens 64] [--repeat 3] [--memories 2000]
                                                [--chat-model PATH]
     .venv/bin/python tests/bench/chat_bench.py --prefix-only [--repeat 3]
+    .venv/bin/python tests/bench/chat_bench.py --profile-only [--repeat 5]
 
 Prints: tokens/s of Engram's turn beside a bare llama-cpp-python call on the same model, settings
 and prompt tokens (target ratio >= 0.97); time to first token at turn 1 and at the last turn of one
@@ -12,7 +13,9 @@ token of the first and second turns of a new chat after a fresh start (a new Eng
 instance), with the stable prefix restored from its saved state (target: first <= 1.5 x second)
 and, for comparison, without it. And what each
 part of the stable prefix (system prompt, preferences, file instructions and index, tool
-descriptions) costs a new chat's first token with nothing cached, with tools on and off.
+descriptions) costs a new chat's first token with nothing cached, with tools on and off. And the
+cost of a profile change on the turn's first token: in a chat of a few turns with a profile of ten
+lines, a message that adds a line against one that changes nothing (target <= 1.3 x).
 """
 
 from __future__ import annotations
@@ -104,6 +107,34 @@ def prefix_costs(engram, model, repeat: int) -> None:
                   f" first token {first_token_ms(model, prefix, repeat):6.0f} ms")
 
 
+def profile_change_cost(engram, repeat: int) -> None:
+    """First token of a turn whose message adds a profile line (the profile after the stable prefix
+    is read again) beside a turn that changes nothing, alternating, in one chat of a few turns."""
+    from engram.core.profile.document import ProfileLine
+
+    for n, text in enumerate(["Lives in Lyon.", "Takes metformin every evening.", "Mother's birthday is March 5.",
+                              "Afraid of heights.", "Vegetarian since 2019.", "Works as a nurse.", "Speaks French.",
+                              "Daughter Mia is 7.", "Thesis due June 3.", "Prefers short answers."]):
+        engram.profiles.note("U", ProfileLine(text, "other", importance=3))
+    session = engram.sessions.get_or_create("profile-cost", "U").id
+    for turn in range(4):
+        engram.turn_engine.send(session, f"Tell me about trains, part {turn}.", max_tokens=8)
+    same, changed = [], []
+    allergens = ["peanuts", "cashews", "walnuts", "sesame", "shellfish", "kiwi", "celery", "mustard", "soy", "lupin"]
+    for n in range(repeat):
+        plain = engram.turn_engine.send(session, f"What about buses, part {n}?", max_tokens=8)
+        noting = engram.turn_engine.send(session, f"I'm allergic to {allergens[n % len(allergens)]}.", max_tokens=8)
+        assert noting.noted and not plain.noted, "the learner did not note the allergy"
+        for result, kept in ((plain, same), (noting, changed)):
+            kept.append(result.record.timings["first_token_ms"])
+            print(f"  {'profile changed' if result.noted else 'unchanged'}: first token"
+                  f" {kept[-1]:7.1f} ms, {result.record.timings['cached_tokens']}/{result.record.tokens['prompt']}"
+                  f" prompt tokens from cache, profile {result.record.tokens['sections'].get('profile', 0)} tokens")
+    ratio = statistics.median(changed) / statistics.median(same)
+    print(f"first token after a profile change {statistics.median(changed):.0f} ms, unchanged"
+          f" {statistics.median(same):.0f} ms: ratio {ratio:.2f} (target <= 1.3)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=30)
@@ -112,6 +143,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=2000)
     parser.add_argument("--chat-model", default="", help="a .gguf (default: the demo model)")
     parser.add_argument("--prefix-only", action="store_true", help="only the stable prefix's costs")
+    parser.add_argument("--profile-only", action="store_true", help="only the cost of a profile change")
     args = parser.parse_args()
 
     folder = Path(tempfile.mkdtemp(prefix="engram-chat-bench-"))
@@ -133,8 +165,8 @@ def main() -> None:
     model = engram.chat_model()
     print(f"chat model {model.path.name} ({model.chat_format}), context {model.context_tokens},"
           f" threads {engram.settings.chat_threads or os.cpu_count()}")
-    if args.prefix_only:
-        prefix_costs(engram, model, args.repeat)
+    if args.prefix_only or args.profile_only:
+        (prefix_costs(engram, model, args.repeat) if args.prefix_only else profile_change_cost(engram, args.repeat))
         engram.close()
         return
 
@@ -185,8 +217,9 @@ def main() -> None:
     print(f"memory overhead per turn (embed + search, {engram.store.count():,} memories):"
           f" median {statistics.median(overhead):.1f} ms, max {max(overhead):.1f} ms")
 
-    # 4. what the stable prefix costs a new chat.
+    # 4. what the stable prefix costs a new chat, and what a profile change costs a turn.
     prefix_costs(engram, model, args.repeat)
+    profile_change_cost(engram, args.repeat)
     engram.close()
 
     # 5. A fresh start: the stable prefix evaluated by the runs above is restored from its state file.

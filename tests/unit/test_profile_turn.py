@@ -53,7 +53,7 @@ def test_learning_off_learns_nothing_and_ask_waits_for_an_ok(make_engram):
     assert "peanuts" not in system_of(engram)["content"]
     engram.profiles.accept(engram.user, change.line.id)
     engram.turn_engine.send(session, "hello again")
-    assert "Allergic to peanuts." in system_of(engram)["content"]
+    assert "Allergic to peanuts." in " ".join(m["content"] for m in engram.chat_model().calls[-1])
 
 
 def test_retry_does_not_learn_the_message_twice_and_users_are_apart(make_engram):
@@ -97,3 +97,23 @@ def test_a_reply_of_a_few_words_never_takes_a_recall_slot(make_engram):
     result = engram.turn_engine.send(engram.sessions.get_or_create("s2", engram.user).id, "There you go, what snack?")
     recalled = [m["text"] for m in result.record.recalled]
     assert "There" not in recalled
+
+
+def test_a_line_added_during_a_chat_goes_with_the_message_and_the_system_message_stays(make_engram):
+    engram = make_engram()
+    session = engram.sessions.get_or_create("s", engram.user).id
+    engram.profiles.note(engram.user, ProfileLine("Lives in Lyon.", "identity"))
+    engram.turn_engine.send(session, "hello")
+    before = system_of(engram)["content"]
+    result = engram.turn_engine.send(session, "I'm allergic to peanuts.")
+    call = engram.chat_model().calls[-1]
+    assert call[0]["content"] == before                       # the prefix llama.cpp holds stays usable
+    assert "New in the person's profile" in call[-1]["content"] and "Allergic to peanuts." in call[-1]["content"]
+    assert result.record.tokens["sections"]["profile update"] > 0
+    engram.turn_engine.send(engram.sessions.get_or_create("s2", engram.user).id, "hi")
+    assert "Allergic to peanuts." in system_of(engram)["content"]          # a new chat has it in place
+    (line,) = [line for line in engram.profiles.active(engram.user) if "Lyon" in line.text]
+    engram.profiles.edit(engram.user, line.id, "Lives in Paris.")
+    engram.turn_engine.send(session, "and now?")
+    content = system_of(engram)["content"]
+    assert "Lives in Paris." in content and "Lyon" not in content and "Allergic to peanuts." in content

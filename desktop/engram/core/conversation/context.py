@@ -79,8 +79,8 @@ def count_section(section: Section, count_tokens: Callable[[str], int]) -> Secti
 def fit(sections: list[Section], budget: int, count_tokens: Callable[[str], int]) -> list[str]:
     """Make the sections fit ``budget`` tokens, in place. The oldest window messages go first
     (they are archived, so recall can still bring them back), then the least relevant recalled
-    memories (assumed best first). Stable parts, the profile (within its own budget) and the
-    summary are kept. Returns what was cut."""
+    memories (assumed best first). Stable parts, the profile (within its own budget, and what it
+    adds beside the person's words: ``data["kept"]``) and the summary are kept. Returns what was cut."""
     cut: list[str] = []
     for section in sections:
         count_section(section, count_tokens)
@@ -89,7 +89,7 @@ def fit(sections: list[Section], budget: int, count_tokens: Callable[[str], int]
         return sum(s.tokens for s in sections)
 
     for slot in (WINDOW, RECALLED):
-        for section in (s for s in sections if s.slot == slot):
+        for section in (s for s in sections if s.slot == slot and not s.data.get("kept")):
             while total() > budget and section.messages:
                 dropped = section.messages.pop(0 if slot == WINDOW else -1)
                 section.tokens -= count_tokens(dropped.get("content", "")) + MESSAGE_OVERHEAD_TOKENS
