@@ -20,6 +20,7 @@ _WHEN = r"(?:去年|今年|前年|上个月|上周|最近|前段时间|前几天
 _NUMBER = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
 DATE = (rf"(?:(?:农历|阴历)?{_NUMBER}月{_NUMBER}[日号]?|{_NUMBER}月(?:底|初|中旬|中|末)|(?:下下?|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下下?(?:周|星期|礼拜)"
         rf"|下个?月(?:{_NUMBER}[日号])?|月底|年底|月初|明天|后天|今晚|{_NUMBER}[日号])")
+CALENDAR_DAY = rf"(?:(?:农历|阴历)?{_NUMBER}月{_NUMBER}[日号]?)"
 _FREQUENCY = (r"(?:每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?|每天|每日|每晚|每早|天天|每个?周末|每个?月|每个?工作日|每隔一天)"
               r"(?:早上|晚上|下午|中午|上午|睡前|饭后|饭前)?(?:\d{1,2}点半?|[一二三四五六七八九十]{1,2}点半?)?")
 _NOT_A_THING = re.compile(r"[不没你他她我这那了吗呢吧哪啥谁么]|什么|任何|东西$|^东西")
@@ -263,7 +264,7 @@ def _routine(m: re.Match) -> Said | None:
             or re.match(r"很|太|挺|好|特别|非常|比较|有点|都|在想|是", doing)
             or re.search(r"(?:吃|服用|打|注射)", doing) and any(medicine in doing for medicine in MEDICINES)):
         return None
-    activity = re.sub(r"^(?:去|练|上|做|学)|一个小时|半个小时|\d+分钟|[一两三]个?小时", "", doing)
+    activity = re.sub(r"^(?:去|练)|一个小时|半个小时|\d+分钟|[一两三]个?小时", "", doing)
     key = next((v for k, v in ACTIVITIES.items() if k in doing), activity or doing)
     return Said("commitments", "routine", key, _tidy(m.group()).replace("要", "", 1), 2)
 
@@ -370,6 +371,8 @@ PREDICATES: list[Rule] = [
 # Whole clauses about the person whose subject is not 我: 叫我小李, 我的论文6月3日要交, 下周五我要去看牙医.
 CLAUSES: list[Rule] = [
     _rule(r"(?:我的名字|我名字)(?:是|叫)(?P<x>[^，,。]{1,20})", _name),
+    _rule(rf"我的?生日(?:是|在)(?P<x>{CALENDAR_DAY})", lambda m: Said(
+        "identity", "birthday", "", f"生日是{m.group('x')}", 3, line=f"生日：{m.group('x')}。")),
     _rule(r"(?:你|大家|别人|朋友们)?(?:都|可以|就)?叫我(?P<x>[^，,。]{1,20})", _name),
     _rule(r"我叫(?P<x>[^，,。]{1,20})", _name),
     _rule(rf"(?:我的|我们的|我们|我)?(?P<x>[^，,。我]{{1,8}}?)(?P<when>{DATE})(?:前|之前|以前)?(?:就|都)?(?:要|必须|得|需要)?"
@@ -394,7 +397,7 @@ SHOWN = {"妈": "妈妈", "爸": "爸爸"}
 RELATION = re.compile(rf"我(?:的|家|家的|家里的)?(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})(?:的)?(?P<rest>.*)$")
 _NEEDS = r"(?:坐轮椅|要坐轮椅|需要坐轮椅|行动不便|腿脚不好|耳朵不好|耳背|听力不好|眼睛不好|看不见|失明|瘫痪|卧床|听不清|走不了路)"
 PERSON_FACTS: list[Rule] = [
-    _rule(rf"(?:的)?生日是(?P<x>{DATE})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
+    _rule(rf"(?:的)?生日是(?P<x>{CALENDAR_DAY})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
     _rule(r"(?:叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
           lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
     _rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?|今年(?P<y>{_NUMBER})",

@@ -90,7 +90,8 @@ _OBJECT_END = re.compile(r"\s+(?:so|but|because|since|which|that|when|while|if|t
                          r"|after|ever since|for (?:religious|health|ethical) reasons|for years|for now"
                          r"|(?:last|this|next) (?:year|month|week)|in \d{4}|\d+ years ago|years ago|recently|again"
                          r"|if that matters|just saying|already|in (?:spring|summer|winter|autumn|fall)"
-                         r"|(?:all|every|each|most) [a-z]+|who|looking|trying|hoping|working on)\b.*$", re.IGNORECASE)
+                         r"|(?:all|every|each|most) [a-z]+|who|looking|trying|hoping|working on|sometimes|occasionally"
+                         r"|as needed|when needed|regularly)\b.*$", re.IGNORECASE)
 _NOT_A_THING = {"anything", "nothing", "everything", "it", "that", "this", "them", "you", "him", "her", "much",
                 "a lot", "any", "some", "those", "there", "out", "much of anything", "mondays", "work", "people",
                 "school", "life", "me", "myself", "the deadline", "missing out"}
@@ -107,6 +108,9 @@ DATE = (rf"(?:(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH
         rf"|(?:next|this)\s+(?:{_WEEKDAY}|week|month)|(?:on\s+)?{_WEEKDAY}|tomorrow|tonight|the end of (?:the )?"
         rf"(?:week|month|year)|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|in\s+{_MONTH}"
         rf"|{_MONTH})")
+# A birthday is a day of the year, never "next week".
+CALENDAR_DAY = (rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                r"|\d{1,2}/\d{1,2})")
 _CAPITALISED = r"(?:[A-Z][\w'.-]*(?:\s+(?:(?:de|del|la|le|am|upon|on|of|du|des|y)\b|[A-Z][\w'.-]*))*)"
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "eleven": 11, "twelve": 12}
@@ -639,7 +643,7 @@ CLAUSES: list[Rule] = [
     _rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:is|are)\s+due\s+(?:on\s+|by\s+)?(?P<when>{DATE}.*)", _deadline),
     _rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:has|have)\s+to\s+be\s+(?:in|submitted|done|finished|handed in|sent)\s+"
           rf"(?:by|before)\s+(?P<when>{DATE}.*)", _deadline),
-    _rule(rf"my\s+birthday\s+is\s+(?:on\s+)?(?P<x>{DATE})", lambda m: Said(
+    _rule(rf"my\s+birthday\s+is\s+(?:on\s+)?(?P<x>{CALENDAR_DAY})", lambda m: Said(
         "identity", "birthday", "", m.group("x"), 3, line=f"Birthday: {m.group('x')}.")),
     _rule(rf"my\s+(?P<x>exam|final exam|interview|job interview|surgery|operation|wedding|presentation|flight|defen[cs]e"
           rf"|driving test|appointment)\s+is\s+(?P<when>(?:on\s+|next\s+|this\s+|in\s+|tomorrow|{DATE}).*)", _my_event),
@@ -673,7 +677,7 @@ RELATION = re.compile(
     rf"my\s+(?P<adj>(?:older|younger|little|big|elder|baby|twin)\s+)?(?P<rel>{'|'.join(RELATIONS)})\b"
     rf"(?:\s*,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b,?)?(?P<rest>.*)$", re.IGNORECASE)
 PERSON_FACTS: list[Rule] = [
-    _rule(rf"'s\s+birthday\s+is\s+(?:on\s+)?(?P<x>{DATE})(?:\s.*)?", lambda m: Said(
+    _rule(rf"'s\s+birthday\s+is\s+(?:on\s+)?(?P<x>{CALENDAR_DAY})(?:\s.*)?", lambda m: Said(
         "people", "birthday", "", f"birthday is {m.group('x')}", 3)),
     _rule(r"(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by)\s+(?P<x>[A-Z][\w'-]*)(?:\s.*)?", lambda m: Said(
         "people", "name", "", f"is called {m.group('x')}", 3)),
