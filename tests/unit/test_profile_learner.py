@@ -189,3 +189,11 @@ def test_less_common_ways_of_saying_it(text, slot, line):
 ])
 def test_the_words_of_a_fact_that_say_something_else(text):
     assert learn(text) == ([], [])
+
+
+def test_he_or_she_after_a_relative_is_that_relative_unless_someone_else_was_named():
+    assert lines("My grandmother lives with us and she's hard of hearing.") == [
+        ("people", "need:grandmother", "Grandmother is hard of hearing.")]
+    assert lines("My dad is 70 and he has diabetes.") == [
+        ("people", "age:father", "Father is 70."), ("people", "condition:father", "Father has diabetes.")]
+    assert learn("My mom has a friend and she's allergic to cats.") == ([], [])
