@@ -67,9 +67,9 @@ def _english(clause: Clause, subject: str) -> tuple[list[Learned], str]:
     said = clause.said.replace("’", "'")
     if subject:
         said = re.sub(r"^(?:he|she)\b", subject, said, flags=re.IGNORECASE)
-    found = english.read(said, english.CLAUSES)
-    if found:
-        return [_own(s, clause.text, "en") for s in found], ""
+    own = english.read(said, english.CLAUSES)
+    if own:
+        return [_own(s, clause.text, "en") for s in own], ""
     person = english.RELATION.match(said)
     if person:
         relation = english.RELATIONS[person.group("rel").lower()]
@@ -80,9 +80,9 @@ def _english(clause: Clause, subject: str) -> tuple[list[Learned], str]:
         rest = person.group("rest").strip()
         about_them = (found or _EN_VERB.match(rest)) and not _ANOTHER_PERSON.search(rest)
         return found, f"my {person.group('rel')}" if about_them else ""
-    subject = _EN_SUBJECT.match(said)
-    if subject:
-        predicate = subject.group("p")
+    mine = _EN_SUBJECT.match(said)
+    if mine:
+        predicate = mine.group("p")
         if re.match(r"(?:i|we)'m", said, re.IGNORECASE) or re.match(r"we're", said, re.IGNORECASE):
             predicate = "am " + predicate
         elif re.match(r"(?:i|we)'ve", said, re.IGNORECASE):
