@@ -166,3 +166,34 @@ def test_a_newer_line_with_the_same_slot_supersedes_the_older_one():
     # within one message, the later of two lines for a slot stands
     assert lines("I lived in Paris for years; now I live in Lyon. Actually I live in Villeurbanne.") == [
         ("identity", "home", "Lives in Villeurbanne.")]
+
+
+@pytest.mark.parametrize("text, slot, line", [
+    ("I have a golden retriever called Sunny.", "name:dog", "Dog is called Sunny."),
+    ("我养了一只狗叫旺财。", "name:dog", "狗叫旺财。"),
+    ("My birthday is March 3rd.", "birthday", "Birthday: March 3rd."),
+    ("我的生日是5月20号。", "birthday", "生日：5月20号。"),
+    ("我每天早晚各吃一次二甲双胍。", "medicine:metformin", "每天早晚各吃一次二甲双胍。"),
+    ("I take insulin before every meal.", "medicine:insulin", "Takes insulin before every meal."),
+    ("My visa expires in March.", "deadline:visa", "Visa expires in March."),
+])
+def test_less_common_ways_of_saying_it(text, slot, line):
+    learned = only(text)
+    assert (learned.slot, learned.text) == (slot, line)
+
+
+@pytest.mark.parametrize("text", [
+    "My birthday is next week!", "我的生日快到了。", "I take the train to work.", "I'm taking the day off.",
+    "Allergy season is here.", "I can't cook tonight, too tired.", "I'm scared of losing my job.", "我害怕失业。",
+    "我每天都很忙。", "I'm a big fan of your work.", "I don't eat after 8pm.",
+])
+def test_the_words_of_a_fact_that_say_something_else(text):
+    assert learn(text) == ([], [])
+
+
+def test_he_or_she_after_a_relative_is_that_relative_unless_someone_else_was_named():
+    assert lines("My grandmother lives with us and she's hard of hearing.") == [
+        ("people", "need:grandmother", "Grandmother is hard of hearing.")]
+    assert lines("My dad is 70 and he has diabetes.") == [
+        ("people", "age:father", "Father is 70."), ("people", "condition:father", "Father has diabetes.")]
+    assert learn("My mom has a friend and she's allergic to cats.") == ([], [])

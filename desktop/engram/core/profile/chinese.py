@@ -18,8 +18,9 @@ from engram.core.profile.said import Said
 _ADVERBS = r"(?:现在|目前|一直|已经|平时|平常|从小|本身|也|都|还|就|真的|特别|非常|很|有点|比较|严重|本来|其实|天生)*"
 _WHEN = r"(?:去年|今年|前年|上个月|上周|最近|前段时间|前几天|\d{4}年)?"
 _NUMBER = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
-DATE = (rf"(?:{_NUMBER}月{_NUMBER}[日号]|(?:下下?|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下下?(?:周|星期|礼拜)"
+DATE = (rf"(?:(?:农历|阴历)?{_NUMBER}月{_NUMBER}[日号]?|{_NUMBER}月(?:底|初|中旬|中|末)|(?:下下?|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下下?(?:周|星期|礼拜)"
         rf"|下个?月(?:{_NUMBER}[日号])?|月底|年底|月初|明天|后天|今晚|{_NUMBER}[日号])")
+CALENDAR_DAY = rf"(?:(?:农历|阴历)?{_NUMBER}月{_NUMBER}[日号]?)"
 _FREQUENCY = (r"(?:每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?|每天|每日|每晚|每早|天天|每个?周末|每个?月|每个?工作日|每隔一天)"
               r"(?:早上|晚上|下午|中午|上午|睡前|饭后|饭前)?(?:\d{1,2}点半?|[一二三四五六七八九十]{1,2}点半?)?")
 _NOT_A_THING = re.compile(r"[不没你他她我这那了吗呢吧哪啥谁么]|什么|任何|东西$|^东西")
@@ -97,7 +98,8 @@ def _intolerance(m: re.Match) -> Said:
 def _condition(m: re.Match) -> Said | None:
     thing = re.sub(r"^(?:轻微的|严重的|轻度|重度|轻微|一点|点|慢性|)", "", _tidy(m.group("x")))
     thing = re.sub(r"的?(?:老毛病|毛病|问题)$", "", thing)
-    if not thing or len(thing) > 8 or _NOT_A_THING.search(thing) or not (thing in CONDITIONS or _CONDITION_SHAPE.search(thing)):
+    if (not thing or len(thing) > 8 or _NOT_A_THING.search(thing) or "恐" in thing
+            or not (thing in CONDITIONS or _CONDITION_SHAPE.search(thing))):
         return None
     return Said("health", "condition", CONDITIONS.get(thing, thing), f"有{thing}", 5)
 
@@ -137,6 +139,13 @@ def _job(m: re.Match) -> Said | None:
     if not OCCUPATIONS.search(job) or len(job) > 10 or _NOT_A_THING.search(job):
         return None
     return Said("identity", "job", "", f"是{job}", 3, line=f"职业：{job}。")
+
+
+def _studies(m: re.Match) -> Said | None:
+    school = _tidy(m.group("x"))
+    if _NOT_A_THING.search(school):
+        return None
+    return Said("identity", "job", "", f"在{school}{m.group('v')}{m.group('y')}", 3)
 
 
 def _job_doing(m: re.Match) -> Said | None:
@@ -210,6 +219,11 @@ def _avoids(m: re.Match) -> Said | None:
                 f"{m.group('neg')}{verb}{_tidy(m.group('x'))}", 4)
 
 
+def _gave_up(m: re.Match) -> Said:
+    thing = m.group("x")
+    return Said("diet", "avoid", FOODS.get(thing, thing), f"戒{thing}", 4)
+
+
 def _dislikes(m: re.Match) -> Said | None:
     thing = _tidy(m.group("x"))
     return _avoids(m) if thing in FOODS else None
@@ -247,9 +261,10 @@ def _routine(m: re.Match) -> Said | None:
     if re.fullmatch(rf"{_NUMBER}[片粒颗次支针杯]", doing):
         return None
     if (not doing or len(doing) > 12 or _NOT_A_THING.search(doing.replace("我", "")) or "药" in doing
-            or re.match(r"很|太|挺|好|特别|非常|比较|有点|都|在想|是|吃(?:维生素|钙片|鱼油|叶酸)", doing)):
+            or re.match(r"很|太|挺|好|特别|非常|比较|有点|都|在想|是", doing)
+            or re.search(r"(?:吃|服用|打|注射)", doing) and any(medicine in doing for medicine in MEDICINES)):
         return None
-    activity = re.sub(r"^(?:去|练|上|做|学)|一个小时|半个小时|\d+分钟|[一两三]个?小时", "", doing)
+    activity = re.sub(r"^(?:去|练)|一个小时|半个小时|\d+分钟|[一两三]个?小时", "", doing)
     key = next((v for k, v in ACTIVITIES.items() if k in doing), activity or doing)
     return Said("commitments", "routine", key, _tidy(m.group()).replace("要", "", 1), 2)
 
@@ -285,7 +300,16 @@ def _deadline(m: re.Match) -> Said | None:
 
 
 def _format(m: re.Match) -> Said:
-    return Said("style", "format", "", "回答时列要点", 2)
+    return Said("style", "format", "", f"回答时{m.group('x')}", 2)
+
+
+def _pet(m: re.Match) -> Said | None:
+    said = _name(m)
+    if not said:
+        return None
+    pet = m.group("pet")
+    key = {"狗": "dog", "猫": "cat", "兔子": "rabbit", "鹦鹉": "parrot", "仓鼠": "hamster"}[pet]
+    return Said("people", "name", key, "", 3, line=f"{pet}{said.predicate}。")
 
 
 def _name(m: re.Match) -> Said | None:
@@ -302,15 +326,18 @@ PREDICATES: list[Rule] = [
     _rule(rf"{_ADVERBS}(?:有)?(?P<x>[^对，,。]{{1,6}}?)过敏(?:史)?", _allergy),
     _rule(rf"{_ADVERBS}(?P<x>乳糖|麸质)不耐受?.*", _intolerance),
     _rule(r"(?:有)?(?:点|一点|严重的|轻微的)?(?P<x>幽闭|社交|高)恐惧症", _phobia),
+    _rule(r"(?:有)?(?:点|一点|严重的|轻微的)?恐(?P<x>高)症", _phobia),
     _rule(rf"{_ADVERBS}{_WHEN}(?:有|患有|得了|查出了?|查出来|确诊了?|被诊断出?了?|被诊断为)(?P<x>[^，,。]{{1,12}})", _condition),
     _rule(rf"{_ADVERBS}(?:在|正在)?怀孕(?:{_NUMBER}个?[月周])?", _pregnant),
-    _rule(rf"{_ADVERBS}(?P<how>(?:{_FREQUENCY}|长期|一直在?|平时|晚上|早上|睡前|饭后|饭前|早晚)+)?(?:都|要|得|必须|会|在)*(?:吃|服用|服|打|注射|喷)"
-          rf"(?P<dose>[一两二三四五半\d]+[片粒颗支针])?(?P<x>[^，,。]{{1,10}})", _medicine),
+    _rule(rf"{_ADVERBS}(?P<how>(?:{_FREQUENCY}|长期|一直在?|平时|晚上|早上|睡前|饭后|饭前|早晚)+)?(?:都|要|得|必须|会|在|各)*"
+          rf"(?:吃|服用|服|打|注射|喷)(?P<dose>[一两二三四五半\d]+[片粒颗支针次])?(?P<x>[^，,。]{{1,10}})", _medicine),
     _rule(rf"{_ADVERBS}(?:住在|定居在|定居于|住于)(?P<x>[^，,。]{{1,12}})", _home),
     _rule(r"(?:去年|今年|上个月|上周|最近|前几天|前段时间|刚|刚刚|已经|终于|\d{4}年)*(?:从[^，,。]{1,8}?)?搬(?:到|去|来)了?"
           r"(?P<x>[^，,。]{1,12})", _home),
     _rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{1,12}}?)(?P<v>工作|上班|实习|任职)", _work),
     _rule(rf"{_ADVERBS}在[^，,。]{{1,12}}?(?:当|做)(?P<x>[^，,。]{{1,8}})", _job),
+    _rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{2,12}}?)(?P<v>读|念|上)(?P<y>博士|硕士|研究生|本科|大学|高中|初中|小学|大一|大二|大三|大四|研一|研二|研三)",
+          _studies),
     _rule(rf"{_ADVERBS}是(?:一名|一位|一个|个|名|位)?(?P<x>[^，,。]{{1,10}})", _job),
     _rule(rf"{_ADVERBS}是做(?P<x>[^，,。]{{1,6}})的", _job_doing),
     _rule(rf"{_ADVERBS}(?:已经)?退休", _retired),
@@ -320,7 +347,10 @@ PREDICATES: list[Rule] = [
     _rule(r"是(?P<x>[\u4e00-\u9fff]{2,4})人", _native_of),
     _rule(rf"{_ADVERBS}(?:出生在|在)(?P<x>[^，,。]{{1,8}}?)(?:长大|出生)", _origin),
     _rule(r"(?:今年)?(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})岁", _age),
-    _rule(rf"{_ADVERBS}(?:只)?吃(?:全素|纯素|素|斋)", _vegetarian),
+    _rule(r"今年(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})(?:岁)?", _age),
+    _rule(rf"{_ADVERBS}(?:只)?吃(?:全素|纯素|素|斋)(?:[^，,。]{{0,6}}年)?", _vegetarian),
+    _rule(rf"{_ADVERBS}(?:在)?(?:坚持)?(?:生酮饮食|轻断食|间歇性断食|低碳饮食|低碳水饮食|地中海饮食)", _vegetarian),
+    _rule(rf"{_ADVERBS}(?:已经)?戒(?P<x>酒|糖|咖啡|奶茶|肉)(?:了)?", _gave_up),
     _rule(rf"{_ADVERBS}是(?:一个|一名|个)?(?:严格的)?(?:素食主义者|素食者|纯素食者|纯素主义者|吃素的)", _vegetarian),
     _rule(rf"{_ADVERBS}(?:最近)?只吃(?P<x>[^，,。]{{1,10}})", _diet_only),
     _rule(rf"{_ADVERBS}又(?:开始)?吃(?P<x>[^，,。]{{1,4}})", _eats_again),
@@ -341,11 +371,15 @@ PREDICATES: list[Rule] = [
 # Whole clauses about the person whose subject is not 我: 叫我小李, 我的论文6月3日要交, 下周五我要去看牙医.
 CLAUSES: list[Rule] = [
     _rule(r"(?:我的名字|我名字)(?:是|叫)(?P<x>[^，,。]{1,20})", _name),
+    _rule(rf"我的?生日(?:是|在)(?P<x>{CALENDAR_DAY})", lambda m: Said(
+        "identity", "birthday", "", f"生日是{m.group('x')}", 3, line=f"生日：{m.group('x')}。")),
     _rule(r"(?:你|大家|别人|朋友们)?(?:都|可以|就)?叫我(?P<x>[^，,。]{1,20})", _name),
     _rule(r"我叫(?P<x>[^，,。]{1,20})", _name),
     _rule(rf"(?:我的|我们的|我们|我)?(?P<x>[^，,。我]{{1,8}}?)(?P<when>{DATE})(?:前|之前|以前)?(?:就|都)?(?:要|必须|得|需要)?"
           rf"(?:交|提交|上交|上线|完成|截止|交稿|答辩|发布|到期)", _deadline),
-    _rule(r"(?:以后)?(?:请)?(?:回答|回复)?(?:的时候|时)?(?:尽量|最好|请|都)?(?:列要点|分点|分条|用列表|列出要点)(?:回答|说)?.*", _format),
+    _rule(r"(?:以后)?(?:请)?(?:回答|回复)?(?:的时候|时)?(?:尽量|最好|请|都)?(?P<x>列要点|分点|分条|用列表|列出要点|多举例子?|举例子"
+          r"|用公制单位|附上代码)(?:回答|说)?.*", _format),
+    _rule(r"(?:我)?(?:家)?养了?(?:一只|一条|一个|只|条)?(?P<pet>狗|猫|兔子|鹦鹉|仓鼠)(?:，|,)?(?:叫|名字叫)(?P<x>[^，,。]{1,6})", _pet),
     _rule(rf"(?P<when>{DATE})我(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
 ]
 
@@ -363,11 +397,11 @@ SHOWN = {"妈": "妈妈", "爸": "爸爸"}
 RELATION = re.compile(rf"我(?:的|家|家的|家里的)?(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})(?:的)?(?P<rest>.*)$")
 _NEEDS = r"(?:坐轮椅|要坐轮椅|需要坐轮椅|行动不便|腿脚不好|耳朵不好|耳背|听力不好|眼睛不好|看不见|失明|瘫痪|卧床|听不清|走不了路)"
 PERSON_FACTS: list[Rule] = [
-    _rule(rf"(?:的)?生日是(?P<x>{DATE})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
+    _rule(rf"(?:的)?生日是(?P<x>{CALENDAR_DAY})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
     _rule(r"(?:叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
           lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
-    _rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?",
-          lambda m: Said("people", "age", "", f"今年{m.group('x')}岁", 3)),
+    _rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?|今年(?P<y>{_NUMBER})",
+          lambda m: Said("people", "age", "", f"今年{m.group('x') or m.group('y')}岁", 3)),
     _rule(rf"(?P<x>[^，,。]{{0,6}}{_NEEDS}[^，,。]{{0,6}})", lambda m: Said("people", "need", "", _tidy(m.group("x")), 4)),
 ]
 

@@ -13,74 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from engram.core.profile.english_words import (ABILITIES, CONDITION_ADJECTIVES, CONDITION_SHAPE, CONDITIONS, DIETS,
+                                               DRUG_SHAPE, FIELDS, FOODS, LANGUAGES, MEDICINES, OCCUPATIONS)
 from engram.core.profile.said import Said
-
-LANGUAGES = ("english", "french", "spanish", "german", "italian", "portuguese", "dutch", "chinese", "mandarin",
-             "cantonese", "japanese", "korean", "arabic", "hindi", "urdu", "bengali", "russian", "polish", "turkish",
-             "greek", "swedish", "norwegian", "danish", "finnish", "hebrew", "persian", "farsi", "vietnamese", "thai",
-             "indonesian", "malay", "tagalog", "swahili", "ukrainian", "czech", "hungarian", "romanian", "catalan",
-             "sign language", "asl", "bsl", "irish", "welsh")
-CONDITIONS = {
-    "diabetes": "diabetes", "type 1 diabetes": "diabetes", "type 2 diabetes": "diabetes", "asthma": "asthma",
-    "epilepsy": "epilepsy", "adhd": "adhd", "autism": "autism", "anxiety": "anxiety", "depression": "depression",
-    "bipolar disorder": "bipolar disorder", "ptsd": "ptsd", "ocd": "ocd", "high blood pressure": "high blood pressure",
-    "hypertension": "high blood pressure", "low blood pressure": "low blood pressure",
-    "high cholesterol": "high cholesterol", "arthritis": "arthritis", "migraines": "migraines", "migraine": "migraines",
-    "celiac disease": "celiac disease", "coeliac disease": "celiac disease", "celiac": "celiac disease",
-    "coeliac": "celiac disease", "ibs": "ibs", "crohn's": "crohn's disease", "crohn's disease": "crohn's disease",
-    "gout": "gout", "lupus": "lupus", "ms": "multiple sclerosis", "multiple sclerosis": "multiple sclerosis",
-    "parkinson's": "parkinson's", "alzheimer's": "alzheimer's", "dementia": "dementia", "insomnia": "insomnia",
-    "sleep apnea": "sleep apnea", "eczema": "eczema", "psoriasis": "psoriasis", "anemia": "anemia",
-    "anaemia": "anemia", "glaucoma": "glaucoma", "tinnitus": "tinnitus", "fibromyalgia": "fibromyalgia",
-    "pcos": "pcos", "endometriosis": "endometriosis", "hiv": "hiv", "dyslexia": "dyslexia", "cancer": "cancer",
-    "a heart condition": "heart condition", "heart disease": "heart disease", "kidney disease": "kidney disease",
-    "chronic fatigue": "chronic fatigue", "long covid": "long covid", "scoliosis": "scoliosis",
-    "a bad back": "back", "chronic back pain": "back", "back pain": "back", "hypothyroidism": "hypothyroidism",
-    "hyperthyroidism": "hyperthyroidism", "a pacemaker": "pacemaker", "cystic fibrosis": "cystic fibrosis",
-    "an iron deficiency": "iron deficiency", "iron deficiency": "iron deficiency",
-}
-_CONDITION_SHAPE = re.compile(r"(?:itis|osis|emia|aemia|pathy|disease|disorder|syndrome|deficiency|condition)$")
-CONDITION_ADJECTIVES = {
-    "diabetic": "diabetes", "epileptic": "epilepsy", "asthmatic": "asthma", "anemic": "anemia", "anaemic": "anemia",
-    "autistic": "autism", "pregnant": "pregnancy", "colorblind": "colorblind", "colourblind": "colorblind",
-    "color blind": "colorblind", "colour blind": "colorblind", "deaf": "deaf", "blind": "blind",
-    "hard of hearing": "hearing", "celiac": "celiac disease", "coeliac": "celiac disease", "dyslexic": "dyslexia",
-    "hypertensive": "high blood pressure", "bipolar": "bipolar disorder", "immunocompromised": "immunocompromised",
-    "visually impaired": "blind", "hearing impaired": "hearing",
-}
-MEDICINES = ("vitamin", "vitamins", "supplement", "supplements", "pill", "pills", "medication", "medicine", "insulin",
-             "aspirin", "ibuprofen", "iron", "magnesium", "melatonin", "fish oil", "omega-3", "birth control",
-             "antidepressants", "antidepressant", "blood thinners", "blood thinner", "statins", "statin", "inhaler",
-             "thyroxine", "levothyroxine", "lithium", "prednisone", "warfarin", "metformin", "tablets", "tablet",
-             "drops", "injection", "injections", "beta blockers", "painkillers", "antihistamines", "antihistamine",
-             "meds", "medications", "hormones", "hrt", "estrogen", "testosterone", "steroids", "adderall", "ritalin")
-_DRUG_SHAPE = re.compile(r"(?:mycin|cillin|prazole|statin|sartan|pril|olol|azepam|oxetine|ipine|afil|formin|arin"
-                         r"|amine|tropin|thyroxine|done|zole|mab|tide|dronate|ine|ol|ide|in)$")
-ABILITIES = ("drive", "swim", "ride a bike", "ride a bicycle", "ride a motorbike", "ride", "cook", "walk", "lift",
-             "climb stairs", "climb", "run", "kneel", "bend", "stand for long", "see well", "hear well",
-             "read small print", "type", "fly", "travel by plane", "sit for long", "carry")
-FOODS = ("meat", "red meat", "pork", "beef", "lamb", "chicken", "fish", "seafood", "shellfish", "dairy", "milk",
-         "cheese", "eggs", "gluten", "wheat", "sugar", "alcohol", "coffee", "caffeine", "tea", "spicy food",
-         "spicy", "cilantro", "coriander", "mushrooms", "onions", "garlic", "olives", "tomatoes", "nuts", "peanuts",
-         "soy", "tofu", "carbs", "bread", "rice", "fried food", "raw fish", "sushi", "offal", "liver", "mayo",
-         "mayonnaise", "broccoli", "bananas", "avocado", "meat or fish", "animal products", "processed food",
-         "junk food", "fast food", "beer", "wine", "soda", "juice", "sweets", "chocolate", "pasta")
-DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "gluten-free", "gluten free", "dairy-free",
-         "dairy free", "keto", "paleo", "halal", "kosher", "plant-based", "plant based", "flexitarian", "raw vegan",
-         "lacto-ovo vegetarian", "lacto vegetarian", "strict vegetarian", "strict vegan", "sugar-free")
-OCCUPATIONS = ("teacher", "nurse", "doctor", "physician", "surgeon", "engineer", "developer", "programmer", "designer",
-               "student", "lawyer", "attorney", "accountant", "pilot", "chef", "cook", "writer", "journalist",
-               "scientist", "researcher", "professor", "lecturer", "manager", "consultant", "pharmacist", "dentist",
-               "architect", "electrician", "plumber", "carpenter", "farmer", "driver", "mechanic", "therapist",
-               "psychologist", "psychiatrist", "artist", "musician", "photographer", "analyst", "librarian",
-               "paramedic", "firefighter", "officer", "vet", "veterinarian", "midwife", "carer", "caregiver",
-               "freelancer", "translator", "entrepreneur", "cashier", "barista", "waiter", "waitress", "postdoc",
-               "intern", "secretary", "assistant", "editor", "economist", "banker", "trader", "salesman",
-               "recruiter", "technician", "scientist", "coder", "physiotherapist", "social worker", "soldier",
-               "police officer", "tutor", "coach", "baker", "butcher", "cleaner", "janitor", "receptionist",
-               "clerk", "administrator", "sysadmin", "statistician", "mathematician", "physicist", "chemist",
-               "biologist", "dietitian", "nutritionist", "optician", "paralegal", "consultant", "founder", "ceo",
-               "cto", "homemaker", "housewife", "stay-at-home dad", "stay-at-home mom", "retiree", "pensioner")
 
 _ADVERBS = (r"(?:(?:really|very|so|super|quite|severely|seriously|extremely|deathly|terribly|pretty|a bit|a little"
             r"|mildly|slightly|also|actually|still|now|just|highly|deadly|badly|incredibly|insanely|absolutely)\s+)*")
@@ -90,7 +25,8 @@ _OBJECT_END = re.compile(r"\s+(?:so|but|because|since|which|that|when|while|if|t
                          r"|after|ever since|for (?:religious|health|ethical) reasons|for years|for now"
                          r"|(?:last|this|next) (?:year|month|week)|in \d{4}|\d+ years ago|years ago|recently|again"
                          r"|if that matters|just saying|already|in (?:spring|summer|winter|autumn|fall)"
-                         r"|(?:all|every|each|most) [a-z]+|who|looking|trying|hoping|working on)\b.*$", re.IGNORECASE)
+                         r"|(?:all|every|each|most) [a-z]+|who|looking|trying|hoping|working on|sometimes|occasionally"
+                         r"|as needed|when needed|regularly)\b.*$", re.IGNORECASE)
 _NOT_A_THING = {"anything", "nothing", "everything", "it", "that", "this", "them", "you", "him", "her", "much",
                 "a lot", "any", "some", "those", "there", "out", "much of anything", "mondays", "work", "people",
                 "school", "life", "me", "myself", "the deadline", "missing out"}
@@ -107,6 +43,9 @@ DATE = (rf"(?:(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH
         rf"|(?:next|this)\s+(?:{_WEEKDAY}|week|month)|(?:on\s+)?{_WEEKDAY}|tomorrow|tonight|the end of (?:the )?"
         rf"(?:week|month|year)|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|in\s+{_MONTH}"
         rf"|{_MONTH})")
+# A birthday is a day of the year, never "next week".
+CALENDAR_DAY = (rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                r"|\d{1,2}/\d{1,2})")
 _CAPITALISED = r"(?:[A-Z][\w'.-]*(?:\s+(?:(?:de|del|la|le|am|upon|on|of|du|des|y)\b|[A-Z][\w'.-]*))*)"
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
                  "ten": 10, "eleven": 11, "twelve": 12}
@@ -172,7 +111,7 @@ def _intolerance(m: re.Match) -> Said:
 def _condition(m: re.Match) -> Said | None:
     thing = tidy(m.group("x"))
     known = CONDITIONS.get(thing.lower()) or CONDITIONS.get(re.sub(r"^(?:a|an|mild|severe|chronic)\s+", "", thing.lower()))
-    if not known and not (len(thing.split()) <= 4 and _CONDITION_SHAPE.search(thing.lower())):
+    if not known and not (len(thing.split()) <= 4 and CONDITION_SHAPE.search(thing.lower())):
         return None
     return Said("health", "condition", known or _key(thing), f"has {thing}", 5)
 
@@ -190,7 +129,7 @@ def _medicine(thing: str, how: str) -> Said | None:
     words = re.sub(r"^(?:\d+\s*(?:mg|mcg|g|ml|units?|iu)|a|an)\s+(?:of\s+)?", "", words)
     if (not words or len(words.split()) > 3 or words.startswith(("the ", "a ", "my ")) and words != "the pill"
             or not (any(re.search(rf"\b{re.escape(m)}\b", words) for m in MEDICINES)
-                    or _DRUG_SHAPE.search(words.split()[-1]) and len(words.split()) == 1)):
+                    or DRUG_SHAPE.search(words.split()[-1]) and len(words.split()) == 1)):
         return None
     return Said("health", "medicine", words, f"takes {thing} {how}".strip(), 5)
 
@@ -253,12 +192,6 @@ def _work(m: re.Match) -> list[Said]:
     if job:
         found += _job_named(job.group(1))
     return found
-
-
-FIELDS = ("finance", "banking", "tech", "it", "healthcare", "health care", "education", "marketing", "sales", "hr",
-          "retail", "construction", "hospitality", "insurance", "law", "publishing", "research", "logistics",
-          "software", "government", "real estate", "accounting", "consulting", "advertising", "journalism",
-          "academia", "pharma", "manufacturing", "a hospital", "a school", "a lab", "a restaurant", "a bank")
 
 
 def _work_in(m: re.Match) -> Said | None:
@@ -475,7 +408,6 @@ def _deadline_to(m: re.Match) -> Said | None:
                 line=f"{thing[0].upper() + thing[1:]} due by {tidy(m.group('when'))}.")
 
 
-_I = r"(?:i|we)\s+"
 Rule = tuple[re.Pattern, Callable[[re.Match], "Said | list[Said] | None"]]
 
 
@@ -522,7 +454,7 @@ PREDICATES: list[Rule] = [
     _rule(r"am\s+(?P<v>on)\s+(?P<x>an?\s+[\w -]+?\s+diet)(?:\s.*)?", _diet_regime),
     _rule(r"(?P<v>follow|eat|keep to|stick to)\s+(?P<x>an?\s+[\w -]+?\s+diet)(?:\s.*)?", _diet_regime),
     _rule(r"am\s+(?P<v>doing)\s+(?P<x>intermittent fasting|keto|paleo|whole30|a juice cleanse)(?:\s.*)?", _diet_regime),
-    _rule(r"(?:stopped|quit|gave up)\s+(?P<v>)(?P<neg>)(?P<do>eating|drinking)\s+(?P<x>.+)", _gave_up),
+    _rule(r"(?:stopped|quit|gave up)\s+(?P<do>eating|drinking)\s+(?P<x>.+)", _gave_up),
     _rule(r"(?:eat|have started eating|started eating|am eating)\s+(?P<x>[\w ]+?)\s+again(?:\s.*)?", _eats_again),
     _rule(r"(?P<neg>don't|do not|never|can't|cannot)\s+(?P<v>)(?P<do>eat|drink|have)(?:\s+(?P<x>.+))?", _avoids),
     _rule(r"(?P<neg>)(?P<v>hate|can't stand|dislike)(?P<do>)\s+(?P<x>.+)", _avoids),
@@ -639,7 +571,7 @@ CLAUSES: list[Rule] = [
     _rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:is|are)\s+due\s+(?:on\s+|by\s+)?(?P<when>{DATE}.*)", _deadline),
     _rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:has|have)\s+to\s+be\s+(?:in|submitted|done|finished|handed in|sent)\s+"
           rf"(?:by|before)\s+(?P<when>{DATE}.*)", _deadline),
-    _rule(rf"my\s+birthday\s+is\s+(?:on\s+)?(?P<x>{DATE})", lambda m: Said(
+    _rule(rf"my\s+birthday\s+is\s+(?:on\s+)?(?P<x>{CALENDAR_DAY})", lambda m: Said(
         "identity", "birthday", "", m.group("x"), 3, line=f"Birthday: {m.group('x')}.")),
     _rule(rf"my\s+(?P<x>exam|final exam|interview|job interview|surgery|operation|wedding|presentation|flight|defen[cs]e"
           rf"|driving test|appointment)\s+is\s+(?P<when>(?:on\s+|next\s+|this\s+|in\s+|tomorrow|{DATE}).*)", _my_event),
@@ -673,7 +605,7 @@ RELATION = re.compile(
     rf"my\s+(?P<adj>(?:older|younger|little|big|elder|baby|twin)\s+)?(?P<rel>{'|'.join(RELATIONS)})\b"
     rf"(?:\s*,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b,?)?(?P<rest>.*)$", re.IGNORECASE)
 PERSON_FACTS: list[Rule] = [
-    _rule(rf"'s\s+birthday\s+is\s+(?:on\s+)?(?P<x>{DATE})(?:\s.*)?", lambda m: Said(
+    _rule(rf"'s\s+birthday\s+is\s+(?:on\s+)?(?P<x>{CALENDAR_DAY})(?:\s.*)?", lambda m: Said(
         "people", "birthday", "", f"birthday is {m.group('x')}", 3)),
     _rule(r"(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by)\s+(?P<x>[A-Z][\w'-]*)(?:\s.*)?", lambda m: Said(
         "people", "name", "", f"is called {m.group('x')}", 3)),

@@ -35,6 +35,11 @@ _EN_BASE = {"is": "am", "'s": "am", "has": "have", "doesn't": "don't", "takes": 
             "keeps": "keep", "avoids": "avoid", "hates": "hate", "needs": "need"}
 _EN_VERB = re.compile(r"^((?:(?:also|just|really|still|now|recently|never|always|actually)\s+)*)"
                       rf"({'|'.join(map(re.escape, _EN_BASE))})(?=\s)", re.IGNORECASE)
+# Someone a clause names besides its subject: "she" in the next clause may be them.
+_ANOTHER_PERSON = re.compile(r"\b(?:friend|colleague|coworker|co-worker|neighbou?r|boss|sister|brother|mother|father|mom|mum"
+                             r"|dad|aunt|uncle|cousin|niece|nephew|daughter|son|wife|husband|partner|girlfriend|boyfriend"
+                             r"|someone|somebody|woman|man|girl|boy|lady|guy|teacher|doctor|nurse|carer|her|him)s?\b",
+                             re.IGNORECASE)
 _ZH_SELF = re.compile(r"(?:我|本人)(?!们)(?P<p>.+)$")
 _ZH_OTHER_SUBJECT = re.compile(r"^(?:我|本人|你|他|她|它|这|那|大家|别人|有人)")
 
@@ -56,21 +61,28 @@ def learn(text: str) -> tuple[list[Learned], list[PreferenceChange]]:
     return list(lines.values()), list(asked.values())
 
 
-def _english(clause: Clause, _: str) -> tuple[list[Learned], str]:
+def _english(clause: Clause, subject: str) -> tuple[list[Learned], str]:
+    """Lines from an English clause, and who "he" or "she" in the next clause is: the relative this
+    one told a fact about ("My grandmother lives with us and she's hard of hearing")."""
     said = clause.said.replace("’", "'")
-    found = english.read(said, english.CLAUSES)
-    if found:
-        return [_own(s, clause.text, "en") for s in found], ""
+    if subject:
+        said = re.sub(r"^(?:he|she)\b", subject, said, flags=re.IGNORECASE)
+    own = english.read(said, english.CLAUSES)
+    if own:
+        return [_own(s, clause.text, "en") for s in own], ""
     person = english.RELATION.match(said)
     if person:
         relation = english.RELATIONS[person.group("rel").lower()]
         adjective = (person.group("adj") or "").strip().lower()
         if adjective in ("older", "big", "elder", "younger", "little"):
             relation = ("older " if adjective in ("older", "big", "elder") else "younger ") + relation
-        return _english_relative(relation, person.group("name"), person.group("rest"), clause.text), ""
-    subject = _EN_SUBJECT.match(said)
-    if subject:
-        predicate = subject.group("p")
+        found = _english_relative(relation, person.group("name"), person.group("rest"), clause.text)
+        rest = person.group("rest").strip()
+        about_them = (found or _EN_VERB.match(rest)) and not _ANOTHER_PERSON.search(rest)
+        return found, f"my {person.group('rel')}" if about_them else ""
+    mine = _EN_SUBJECT.match(said)
+    if mine:
+        predicate = mine.group("p")
         if re.match(r"(?:i|we)'m", said, re.IGNORECASE) or re.match(r"we're", said, re.IGNORECASE):
             predicate = "am " + predicate
         elif re.match(r"(?:i|we)'ve", said, re.IGNORECASE):

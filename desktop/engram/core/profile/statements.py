@@ -26,7 +26,7 @@ _HANDED_OVER = re.compile(
     r"|shorten|says?|said|wrote|writes|texted|messaged|told me|asked|goes|reads|following|this|these)\b"
     r"|翻译|改|总结|概括|润色|检查|说|写着|写道|一句|这段|这句|如下|以下|比如|例如)[^.!?。！？:：\n]*[:：]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？!?；;])|\n+")
-_CLAUSE_END = re.compile(r"\s*(?:[，；：（）()]|[,;](?!\d)|:(?=\s))\s*|\s+[-–—]+\s+|\s+(?=(?:and|but|so|because|though|although|while)\s+(?:I|i|I'm|i'm|my|we)\b)")
+_CLAUSE_END = re.compile(r"\s*(?:[，；：（）()]|[,;](?!\d)|:(?=\s))\s*|\s+[-–—]+\s+|\s+(?=(?:and|but|so|because|though|although|while)\s+(?:I|i|I'm|i'm|my|we|he|she|he's|she's)\b)")
 
 _EN_FILLER = re.compile(
     r"^(?:(?:ok|okay|so|well|also|and|but|oh|btw|by the way|fyi|just so you know|heads up|for the record|for context"
