@@ -16,6 +16,7 @@ from engram.core.settings import Settings
 RECALL_MODES = ("before_call", "on_demand", "hybrid", "triggered")
 DISTILL_CHOICES = ("auto", "on", "off")
 TOOLS_CHOICES = ("auto", "on", "off")
+THINKING_CHOICES = ("off", "on")
 SCOPE_DIMENSIONS = ("agent", "user", "session")
 
 
@@ -53,6 +54,14 @@ def tools_wanted(settings: Settings) -> bool:
     return settings.chat_tools == "on" or (settings.chat_tools == "auto" and bool(settings.chat_model))
 
 
+def thinking_wanted(settings: Settings) -> bool:
+    """Whether a reasoning model may think before it answers in chat (never for summaries and notes)."""
+    if settings.chat_thinking not in THINKING_CHOICES:
+        raise InvalidInput(f"chat_thinking cannot be {settings.chat_thinking!r}",
+                           hint="use " + ", ".join(THINKING_CHOICES))
+    return settings.chat_thinking == "on"
+
+
 @dataclass(frozen=True)
 class MemoryOptions:
     system_prompt: str = Settings.system_prompt
@@ -68,6 +77,7 @@ class MemoryOptions:
     distill: bool = False                 # distill_memories resolved by distill_wanted
     tools: bool = True                    # chat_tools resolved by tools_wanted
     recency_half_life_days: float = Settings.recency_half_life_days
+    thinking: bool = False                # chat_thinking resolved by thinking_wanted
 
     def __post_init__(self):
         if self.recall_mode not in RECALL_MODES:
@@ -86,4 +96,5 @@ class MemoryOptions:
                    float(settings.recall_threshold), settings.recall_prompt,
                    scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope),
                    distill_wanted(settings), tools_wanted(settings),
-                   recency_half_life_days=float(settings.recency_half_life_days))
+                   recency_half_life_days=float(settings.recency_half_life_days),
+                   thinking=thinking_wanted(settings))
