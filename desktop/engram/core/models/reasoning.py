@@ -29,14 +29,18 @@ class ReasoningSplit:
         self.on_answer, self.on_reasoning = on_answer, on_reasoning
         self.inside = inside
         self.held = ""
+        self.tag_before = False         # nothing was passed on since the last tag
         self.answer: list[str] = []
         self.reasoning: list[str] = []
-        self.reasoning_tokens = 0       # streamed pieces (one per token) read inside the block
+        self.reasoning_tokens = 0       # streamed pieces (one a token) of the block, its tags included
 
     def __call__(self, piece: str) -> None:
-        if self.inside:
-            self.reasoning_tokens += 1
-        text, self.held = self.held + piece, ""
+        began_inside = self.inside
+        self._split(self.held + piece)
+        self.reasoning_tokens += began_inside or self.inside
+
+    def _split(self, text: str) -> None:
+        self.held = ""
         while text:
             tag = CLOSE if self.inside else OPEN
             at = text.find(tag)
@@ -44,6 +48,7 @@ class ReasoningSplit:
                 self._emit(text[:at])
                 text = text[at + len(tag):]
                 self.inside = not self.inside
+                self.tag_before = True
                 continue
             keep = next((n for n in range(min(len(tag) - 1, len(text)), 0, -1) if tag.startswith(text[-n:])), 0)
             self._emit(text[:len(text) - keep])
@@ -57,8 +62,9 @@ class ReasoningSplit:
 
     def _emit(self, text: str) -> None:
         parts, callback = (self.reasoning, self.on_reasoning) if self.inside else (self.answer, self.on_answer)
-        if not parts:
+        if not parts or (self.tag_before and parts[-1][-1:].isspace()):
             text = text.lstrip()        # the newlines around the tags are layout, not text
+        self.tag_before = self.tag_before and not text
         if text:
             parts.append(text)
             if callback is not None:
