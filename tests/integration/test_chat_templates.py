@@ -91,3 +91,24 @@ def test_llama_3_2_is_told_todays_date():
             f"Today Date: {(today - datetime.timedelta(days=1)).strftime('%d %b %Y')}" in text   # past midnight
     finally:
         llm.close()
+
+
+@pytest.mark.parametrize("thinking", [False, True], ids=["thinking off", "thinking on"])
+def test_a_real_model_is_fed_the_switch_and_its_reply_keeps_no_markup(thinking):
+    """The demo model (ChatML, as Qwen3) answering through Qwen3's template: the tokens llama.cpp
+    evaluated end with the generation prompt the switch asked for, and the reply is text only."""
+    from engram.core.models.chat_model import LlamaChatModel, Sampling
+    from model_files import DATA, smollm2_path
+
+    model = LlamaChatModel(smollm2_path(), context_size=2048, sampling=Sampling(seed=7, temperature=0))
+    try:
+        model._llm.metadata["tokenizer.chat_template"] = (DATA / "templates" / FAMILIES["Qwen3"].template).read_text()
+        model._template = ChatTemplate.for_model(model._llm, "", fallback="gemma")
+        thought = []
+        generation = model.generate(conversation(HARMLESS), max_tokens=12, thinking=thinking,
+                                    on_reasoning=thought.append)
+        fed = [int(t) for t in model._llm.input_ids[:generation.prompt_tokens]]
+        assert text_of(model._llm, fed).endswith(FAMILIES["Qwen3"].prompt_end[thinking])
+        assert generation.completion_tokens > 0 and "<think>" not in generation.text + "".join(thought)
+    finally:
+        model.close()

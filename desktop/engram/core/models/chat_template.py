@@ -133,7 +133,6 @@ class ChatTemplate:
         stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
         return Prompt(tokens, stable, stop, result.stopping_criteria, opens_thinking(result.prompt))
 
-
     def _tokens(self, text: str, before: list[int], *, special: bool) -> list[int]:
         """``text``'s tokens where it follows ``before`` in the prompt. A SentencePiece vocabulary
         (Mistral's, Phi's) starts every tokenisation with a space, which belongs only at the start
@@ -147,6 +146,7 @@ class ChatTemplate:
 
     @cached_property
     def _space_prefix(self) -> bool:
+        """Whether the vocabulary puts a space before the text it is given (SentencePiece's way)."""
         tokenize = self._llm.tokenize
         newline = tokenize(b"\n", add_bos=False, special=False)
         return tokenize(b"a", add_bos=False, special=False) != \
