@@ -112,3 +112,23 @@ def test_a_real_model_is_fed_the_switch_and_its_reply_keeps_no_markup(thinking):
         assert generation.completion_tokens > 0 and "<think>" not in generation.text + "".join(thought)
     finally:
         model.close()
+
+
+def test_a_template_that_reads_no_think_in_the_system_text_is_given_it():
+    """SmolLM3's switch before ``enable_thinking``: "/no_think" in the system text, which the template
+    looks for there (and takes out of the instructions it shows)."""
+    from model_files import DATA, vocabulary
+
+    source = (DATA / "templates" / FAMILIES["SmolLM3"].template).read_text()
+    source = source.replace("{%- if enable_thinking is not defined -%}\n    {%- set enable_thinking = true -%}\n"
+                            "{%- endif -%}\n", "").replace("{%- if enable_thinking -%}", "{%- if true -%}")
+    llm = vocabulary("qwen2", source)
+    try:
+        template = ChatTemplate.for_model(llm, "", fallback="gemma")
+        assert template.thinking_switch == "/no_think"
+        off = text_of(llm, template.render(conversation(HARMLESS), thinking=False).tokens)
+        on = text_of(llm, template.render(conversation(HARMLESS), thinking=True).tokens)
+        assert "Reasoning Mode: /no_think" in off and off.count("/no_think") == 1
+        assert "Reasoning Mode: /think" in on and off.endswith(FAMILIES["SmolLM3"].prompt_end[False])
+    finally:
+        llm.close()
