@@ -12,6 +12,7 @@ import numpy as np
 
 from engram.core.models.chat_model import Generation
 from engram.core.models.embeddings import normalise_rows
+from engram.core.models.reasoning import ReasoningSplit
 from engram.core.memory.search.words.tokens import _terms
 
 
@@ -54,7 +55,8 @@ class FakeChatModel:
     """Follows the ChatModel protocol with scripted replies: a list (used in order, the last one
     repeats) or a function from the messages to the reply. Streams word by word (each piece keeps
     its trailing spaces, so the pieces join to the reply), honours stop and max_tokens (one word =
-    one token), and keeps a copy of the messages of every call in ``calls``."""
+    one token), and keeps a copy of the messages of every call in ``calls``. A reply's
+    ``<think>…</think>`` goes through the real ReasoningSplit, as a reasoning model's does."""
 
     name = "fake-chat"
     takes_tools = False          # True: tools come as ``tools=`` (kept in ``tools``), as a template takes them
@@ -66,6 +68,7 @@ class FakeChatModel:
         self.calls: list[list[dict]] = []
         self.schemas: list[dict | None] = []
         self.tools: list[list[dict] | None] = []
+        self.thinking: list[bool] = []          # each call's ``thinking``
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
@@ -75,15 +78,18 @@ class FakeChatModel:
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int | None = 512,
-                 json_schema: dict | None = None, tools: list[dict] | None = None) -> Generation:
+                 json_schema: dict | None = None, tools: list[dict] | None = None, thinking: bool = False,
+                 on_reasoning: Callable[[str], None] | None = None) -> Generation:
         self.calls.append([dict(m) for m in messages])
         self.schemas.append(json_schema)
         self.tools.append(tools)
+        self.thinking.append(thinking)
         if callable(self.replies):
             reply = self.replies(messages)
         else:
             reply = self.replies[min(len(self.calls), len(self.replies)) - 1]
         pieces, finish = [], "stop"
+        split = ReasoningSplit(on_token, on_reasoning)
         for piece in re.findall(r"\s+|\S+\s*", reply):
             if stop is not None and stop.is_set():
                 finish = "stopped"
@@ -92,8 +98,9 @@ class FakeChatModel:
                 finish = "length"
                 break
             pieces.append(piece)
-            if on_token is not None:
-                on_token(piece)
-        return Generation("".join(pieces), stopped=finish == "stopped", finish_reason=finish,
+            split(piece)
+        split.flush()
+        return Generation(split.answer_text, stopped=finish == "stopped", finish_reason=finish,
                           prompt_tokens=sum(self.count_tokens(m.get("content") or "") for m in messages),
-                          completion_tokens=len(pieces))
+                          completion_tokens=len(pieces), reasoning=split.reasoning_text,
+                          reasoning_tokens=split.reasoning_tokens)

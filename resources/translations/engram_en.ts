@@ -24,6 +24,13 @@
 <context>
     <name>StatusBar</name>
     <message numerus="yes">
+        <source>reasoning: %n tokens</source>
+        <translation>
+            <numerusform>reasoning: %n token</numerusform>
+            <numerusform>reasoning: %n tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>#{id} {kind} ({state}, %n attempts): {why}</source>
         <translation>
             <numerusform>#{id} {kind} ({state}, %n attempt): {why}</numerusform>

@@ -35,6 +35,14 @@
         <source>Ask again for a new reply</source>
         <translation>重新生成回复</translation>
     </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>推理过程</translation>
+    </message>
+    <message>
+        <source>What the model thought before it answered; it is not kept</source>
+        <translation>模型回答前的思考过程；不会被保存</translation>
+    </message>
     <message numerus="yes">
         <source>◆ used %n memories</source>
         <translation>
@@ -1754,8 +1762,24 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>数据</translation>
     </message>
     <message>
+        <source>Off: reasoning models answer at once</source>
+        <translation>关闭：推理模型直接回答</translation>
+    </message>
+    <message>
+        <source>On: they reason first, shown folded above the reply</source>
+        <translation>开启：先推理，推理过程折叠显示在回复上方</translation>
+    </message>
+    <message>
         <source>Integrations</source>
         <translation>集成</translation>
+    </message>
+    <message>
+        <source>Whether models that can think aloud (Qwen3, SmolLM3) reason before they answer; on CPUs that takes minutes. The reasoning is never stored.</source>
+        <translation>会“出声思考”的模型（Qwen3、SmolLM3）是否在回答前先推理；在 CPU 上这需要数分钟。推理过程从不保存。</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
     </message>
     <message>
         <source> days</source>
@@ -1883,6 +1907,10 @@ The chat is paused while the files are copied and checked.</source>
         <translation>上一条回复的生成速度</translation>
     </message>
     <message>
+        <source>Tokens the model spent reasoning before the reply</source>
+        <translation>模型在回复前用于推理的 token 数</translation>
+    </message>
+    <message>
         <source>Show errors…</source>
         <translation>查看错误…</translation>
     </message>
@@ -1893,6 +1921,12 @@ The chat is paused while the files are copied and checked.</source>
     <message>
         <source>{speed} tokens/s</source>
         <translation>{speed} token/秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>reasoning: %n tokens</source>
+        <translation>
+            <numerusform>推理：%n 个 token</numerusform>
+        </translation>
     </message>
     <message>
         <source>Memory: …</source>

@@ -23,12 +23,15 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     dialog.search_scope.setCurrentText("user,session")
     assert dialog.distill.currentData() == "auto"
     dialog.distill.setCurrentIndex(dialog.distill.findData("on"))
+    assert dialog.thinking.currentData() == "off"
+    dialog.thinking.setCurrentIndex(dialog.thinking.findData("on"))
     dialog.language.setText("Français")
     dialog.detail.setCurrentText("brief")
     dialog.save()
     qtbot.waitUntil(lambda: "Saved" in dialog.notice.text(), timeout=10_000)
     assert window.backend.engram.memory_options.recall_max_results == 7     # applied without a restart
     assert window.backend.engram.memory_options.distill                    # "on", though the demo model runs
+    assert window.backend.engram.memory_options.thinking
     saved = json.loads((isolated_dirs / "config" / "settings.json").read_text())
     assert saved["recall_max_results"] == 7 and saved["search_scope"] == "user,session"
     window.close()
@@ -39,7 +42,7 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     qtbot.waitUntil(lambda: dialog.language.text() == "Français")
     assert dialog.max_results.value() == 7 and dialog.window_size.value() == 12
     assert dialog.search_scope.currentText() == "user,session" and dialog.detail.currentText() == "brief"
-    assert dialog.distill.currentData() == "on"
+    assert dialog.distill.currentData() == "on" and dialog.thinking.currentData() == "on"
     assert again.backend.engram.settings.window_messages == 12
 
 

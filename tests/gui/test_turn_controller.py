@@ -170,3 +170,22 @@ def test_nothing_is_sent_before_the_data_is_open(qtbot):
     controller.send("Hello", None)
     assert not controller.busy and chat.composer.toPlainText() == "Hello"
     assert "still starting" in chat.notice.label.text() and chat.view.bubbles == []
+
+
+@pytest.mark.parametrize("thinking", ["on", "off"])
+def test_reasoning_streams_into_a_folded_block_above_the_reply_and_is_counted(qtbot, make_turns, thinking):
+    turns = make_turns((f"<think>\nPeanuts are out, so fruit.\n</think>\n\n{REPLY}",))
+    turns.engram.settings.chat_thinking = thinking
+    turns.engram.apply_settings({"chat_thinking"})
+    reply = turns.send("Recommend me a snack.")
+    assert reply.text == REPLY and "Peanuts are out, so fruit" not in reply.text
+    if thinking == "off":               # asked not to think: what it thought anyway is held back
+        assert reply.reasoning_toggle.isHidden() and turns.status.reasoning.text() == ""
+        return
+    assert not reply.reasoning_toggle.isHidden() and reply.reasoning.isHidden()       # folded
+    assert turns.status.reasoning.text() == "reasoning: 7 tokens"
+    reply.reasoning_toggle.click()
+    assert not reply.reasoning.isHidden()
+    assert reply.reasoning.toPlainText().strip() == "Peanuts are out, so fruit."
+    stored = turns.engram.sessions.messages(turns.adopted[0].id)
+    assert stored[-1].content == REPLY

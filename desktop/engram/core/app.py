@@ -279,7 +279,8 @@ class Engram:
                 # Its jobs live in the database; a new outbox picks them up with the new options.
                 old_outbox.stop()
                 self.outbox.start()
-        if any(key.startswith("chat_") and key not in ("chat_max_tokens", "chat_tools") for key in changed):
+        if any(key.startswith("chat_") and key not in ("chat_max_tokens", "chat_tools", "chat_thinking")
+               for key in changed):
             with self._chat_model_lock:
                 old, self._chat_model = self._chat_model, None
             if old is not None and hasattr(old, "close"):

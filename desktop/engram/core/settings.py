@@ -40,6 +40,8 @@ class Settings:
     chat_repeat_penalty: float = 1.1
     chat_max_tokens: int = 512              # longest reply, in tokens
     chat_format: str = ""                   # empty: the model's own template, else "gemma"
+    chat_thinking: str = "off"              # off: a reasoning model (Qwen3, SmolLM3) is told by its own switch
+                                            # not to think | on: it thinks first, shown apart (reasoning.py)
     model_catalog: str = ""                 # a catalog file of one's own; empty: ENGRAM_MODEL_CATALOG or the shipped one
     model_mirror: str = ""                  # download base for the catalog's models; empty: the catalog's own
     chat_tools: str = "auto"                # tool calls (files, search_memory): auto (off for the demo

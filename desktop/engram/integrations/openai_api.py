@@ -242,8 +242,8 @@ class ChatApi:
         """Server-sent events as OpenAI sends them; a client that goes away stops the turn."""
         try:
             yield sse(chunk(turn, {"role": "assistant", "content": ""}))
-            async for piece in turn.pieces():
-                yield sse(chunk(turn, {"content": piece}))
+            async for kind, piece in turn.pieces():     # the reasoning (chat_thinking on) never as content
+                yield sse(chunk(turn, {"reasoning_content" if kind == "reasoning" else "content": piece}))
             result = await turn.outcome()
             yield sse(chunk(turn, {}, finish_reason(result)) | {"usage": usage(result), "engram": engram_part(result)})
             yield "data: [DONE]\n\n"
@@ -297,19 +297,20 @@ class Turn:
                 if self.stop.is_set():          # the client left while it waited: nothing is said
                     raise ApiError(499, "the client closed the request")
                 result = self.engram.turn_engine.send(self.session_id, self.text, max_tokens=self.max_tokens,
-                                                      stop=self.stop, on_token=lambda piece: put(("piece", piece)))
+                                                      stop=self.stop, on_token=lambda piece: put(("piece", piece)),
+                                                      on_reasoning=lambda piece: put(("reasoning", piece)))
             put(("done", result))
         except BaseException as e:      # handed to the request, which answers with it
             put(("error", e))
 
     async def pieces(self):
-        while (item := await self.queue.get())[0] == "piece":
-            yield item[1]
+        while (item := await self.queue.get())[0] in ("piece", "reasoning"):
+            yield item
         self._last = item
 
     async def outcome(self) -> TurnResult:
         item = self._last
-        while item is None or item[0] == "piece":
+        while item is None or item[0] in ("piece", "reasoning"):
             item = await self.queue.get()
         self._last = item
         if item[0] == "error":
@@ -358,6 +359,7 @@ def chunk(turn: Turn, delta: dict, finish: str | None = None) -> dict:
 
 def completion(turn: Turn, result: TurnResult) -> dict:
     return {"id": turn.id, "object": "chat.completion", "created": turn.created, "model": MODEL_ID,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": result.reply.content},
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": result.reply.content}
+                         | ({"reasoning_content": result.reasoning} if result.reasoning else {}),
                          "finish_reason": finish_reason(result)}],
             "usage": usage(result), "engram": engram_part(result)}

@@ -66,6 +66,22 @@ class Bubble(QFrame):
             self.actions[name] = button
         self.actions["Context"].setVisible(role == "assistant")
         self.actions["Retry"].hide()
+        # What the model thought before this reply (chat_thinking on): shown only here, folded, never stored.
+        self._reasoning = ""
+        self.reasoning_toggle = QToolButton()
+        self.reasoning_toggle.setObjectName("ReasoningToggle")
+        self.reasoning_toggle.setText(self.tr("Reasoning"))
+        self.reasoning_toggle.setToolTip(self.tr("What the model thought before it answered; it is not kept"))
+        self.reasoning_toggle.setCheckable(True)
+        self.reasoning_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.reasoning_toggle.setArrowType(Qt.RightArrow)
+        self.reasoning_toggle.toggled.connect(self._fold)
+        self.reasoning_toggle.hide()
+        layout.addWidget(self.reasoning_toggle)
+        self.reasoning = MarkdownView("")
+        self.reasoning.setObjectName("Reasoning")
+        self.reasoning.hide()
+        layout.addWidget(self.reasoning)
         self.body = MarkdownView(text)
         layout.addWidget(self.body)
         self._timer = QTimer(self, singleShot=True, interval=RENDER_MS)
@@ -80,6 +96,17 @@ class Bubble(QFrame):
         if not self._timer.isActive():
             self._timer.start()
 
+    def append_reasoning(self, piece: str) -> None:
+        self._reasoning += piece
+        self.reasoning_toggle.show()
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def _fold(self, unfolded: bool) -> None:
+        self.reasoning_toggle.setArrowType(Qt.DownArrow if unfolded else Qt.RightArrow)
+        self.reasoning.setVisible(unfolded)
+        self._render()
+
     def set_text(self, text: str) -> None:
         self._text = text
         self._timer.stop()
@@ -87,6 +114,8 @@ class Bubble(QFrame):
 
     def _render(self) -> None:
         self.body.set_markdown(self._text or "…")
+        if self.reasoning_toggle.isChecked():
+            self.reasoning.set_markdown(self._reasoning)
 
     def set_status(self, status: str, note: str = "") -> None:
         self.setProperty("status", status)

@@ -32,6 +32,8 @@ STORAGE_SCOPES = ("user,session", "agent,user,session")
 SEARCH_SCOPES = ("user", "user,session", "agent,user")
 AUTO_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),   # distill, tools
                 "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
+THINKING_CHOICES = {"off": QT_TRANSLATE_NOOP("SettingsDialog", "Off: reasoning models answer at once"),
+                    "on": QT_TRANSLATE_NOOP("SettingsDialog", "On: they reason first, shown folded above the reply")}
 SENSITIVE_CHOICES = {"keep": QT_TRANSLATE_NOOP("SettingsDialog", "Keep them as written"),
                      "mask": QT_TRANSLATE_NOOP("SettingsDialog", "Mask them before they are stored")}
 DETAIL_NAMES = {"brief": QT_TRANSLATE_NOOP("SettingsDialog", "brief"),
@@ -155,6 +157,10 @@ class SettingsDialog(QDialog):
         self.tools = self._choices(AUTO_CHOICES, self.tr("Session files and memory search as tools the model may"
                                                           " call; small models cannot call them."))
         form.addRow(self.tr("Tools"), self.tools)
+        self.thinking = self._choices(THINKING_CHOICES, self.tr("Whether models that can think aloud (Qwen3, SmolLM3)"
+                                                                " reason before they answer; on CPUs that takes"
+                                                                " minutes. The reasoning is never stored."))
+        form.addRow(self.tr("Thinking"), self.thinking)
         self.embedding_model = ModelPicker(self.backend, "embedding",
                                            self.tr("The bundled multilingual-e5-small (Chinese, English and more)"))
         form.addRow(self.tr("Embedding model"), self.embedding_model)
@@ -335,6 +341,7 @@ class SettingsDialog(QDialog):
         self.search_time.setCurrentIndex(max(0, self.search_time.findData(s.recall_mode)))
         self.triggers.set_words(s.recall_triggers_en, s.recall_triggers_zh)
         self.tools.setCurrentIndex(max(0, self.tools.findData(s.chat_tools)))
+        self.thinking.setCurrentIndex(max(0, self.thinking.findData(s.chat_thinking)))
         self.sensitive.setCurrentIndex(max(0, self.sensitive.findData(s.sensitive_details)))
         self.max_results.setValue(s.recall_max_results)
         self.threshold.setValue(s.recall_threshold)
@@ -378,6 +385,7 @@ class SettingsDialog(QDialog):
                 "search_scope": self.search_scope.currentText(), "distill_memories": self.distill.currentData(),
                 "system_prompt": self.system_prompt.toPlainText().strip(),
                 "ui_language": self.ui_language.currentData(), "chat_tools": self.tools.currentData(),
+                "chat_thinking": self.thinking.currentData(),
                 "recall_triggers_en": self.triggers.words()[0], "recall_triggers_zh": self.triggers.words()[1],
                 "sensitive_details": self.sensitive.currentData(), "database_url": self.server.value()}
 

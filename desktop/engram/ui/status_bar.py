@@ -27,6 +27,8 @@ class StatusBar(QStatusBar):
         self.model = QLabel()
         self.speed = QLabel()
         self.speed.setToolTip(self.tr("Generation speed of the last reply"))
+        self.reasoning = QLabel()
+        self.reasoning.setToolTip(self.tr("Tokens the model spent reasoning before the reply"))
         self.health = QToolButton()
         self.health.setObjectName("HealthButton")
         self.health.setPopupMode(QToolButton.InstantPopup)
@@ -35,6 +37,7 @@ class StatusBar(QStatusBar):
         self.retry_action = menu.addAction(self.tr("Retry failed work"), self.retry_requested.emit)
         self.health.setMenu(menu)
         self.addPermanentWidget(self.health)
+        self.addPermanentWidget(self.reasoning)
         self.addPermanentWidget(self.speed)
         self.addPermanentWidget(self.model)
         self.state = ""
@@ -53,6 +56,9 @@ class StatusBar(QStatusBar):
     def set_speed(self, tokens_per_second: float) -> None:
         self.speed.setText(self.tr("{speed} tokens/s").format(speed=f"{tokens_per_second:.1f}")
                            if tokens_per_second > 0 else "")
+
+    def set_reasoning(self, tokens: int) -> None:
+        self.reasoning.setText(self.tr("reasoning: %n tokens", "", tokens) if tokens else "")
 
     def set_health(self, health, to_embed: int = 0, words_only: bool = False, files_problem: str = "",
                    rebuilding: bool = False, rebuild_failed: str = "") -> None:

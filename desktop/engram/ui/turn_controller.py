@@ -9,6 +9,8 @@ window's translation context: they were the window's, and their translations sta
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
@@ -17,6 +19,13 @@ from engram.ui.notice import explain
 # A stored message's status as its bubble notes it.
 STATUS_NOTES = {"stopped": QT_TRANSLATE_NOOP("MainWindow", "stopped"),
                 "error": QT_TRANSLATE_NOOP("MainWindow", "error")}
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """A streamed piece of the model's reasoning, told apart from a piece of the reply."""
+
+    text: str
 
 
 def status_note(status: str) -> str:
@@ -38,6 +47,7 @@ class TurnController(QObject):
         self._session: dict = {}     # {"id": its session's id}, also of a new chat the turn made
         self._replaced = None        # the reply bubble a Retry replaces, hidden until the new one is stored
         self._sending = ""           # the person's words, until they are safely stored
+        self._thought = 0            # reasoning pieces (tokens) of the reply that is streaming
 
     @property
     def busy(self) -> bool:
@@ -88,15 +98,27 @@ class TurnController(QObject):
         self.chat.set_streaming(True)
         self.status.set_model_state("busy")
         self._session = made = {"id": session_id}
+        self._thought = 0
+        self.status.set_reasoning(0)
 
         def turn(engram, worker):
-            streaming = {"on_token": worker.emit, "stop": worker.stop, "max_tokens": engram.settings.chat_max_tokens}
+            streaming = {"on_token": worker.emit, "stop": worker.stop, "max_tokens": engram.settings.chat_max_tokens,
+                         "on_reasoning": lambda piece: worker.emit(Reasoning(piece))}
             if text is None:
                 return engram.turn_engine.regenerate(session_id, **streaming)
             made["id"] = session_id or engram.sessions.get_or_create(None, engram.user, title=text).id
             return engram.turn_engine.send(made["id"], text, **streaming)
 
-        self.worker = self.backend.model(turn, yielded=self._reply.append, returned=self._done, errored=self._failed)
+        self.worker = self.backend.model(turn, yielded=self._streamed, returned=self._done, errored=self._failed)
+
+    def _streamed(self, piece) -> None:
+        """A piece of the reply, or of what the model thinks first (into the bubble's folded block)."""
+        if isinstance(piece, Reasoning):
+            self._thought += 1
+            self._reply.append_reasoning(piece.text)
+            self.status.set_reasoning(self._thought)
+        else:
+            self._reply.append(piece)
 
     def _ended(self) -> None:
         self.worker = None
@@ -120,6 +142,8 @@ class TurnController(QObject):
         self.chat.view._mark_last_reply()
         self.status.set_model_state("ready", self.model_name)
         self.status.set_speed(result.generation.tokens_per_second)
+        if result.reasoning:                # the model's own count, the tags' tokens too
+            self.status.set_reasoning(result.record.tokens.get("reasoning", self._thought))
         self.replied.emit(result)
         self.adopted.emit(result.session)
 

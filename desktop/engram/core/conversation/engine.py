@@ -45,6 +45,7 @@ class TurnResult:
     record: TurnRecord
     generation: Generation      # the last model call of the turn
     noted: list = field(default_factory=list)   # profile changes learned from the message (ProfileChange)
+    reasoning: str = ""         # what the model thought (chat_thinking on), every call's; never stored
 
     @property
     def stopped(self) -> bool:
@@ -86,9 +87,11 @@ class TurnEngine:
         self.learn = learn              # the profile's changes from a stored message (core/profile/learning.py)
 
     def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
-             stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
-        """Run one turn. ``on_token`` gets the visible reply as it streams (never tool-call markup),
-        on the model's worker thread; setting ``stop`` ends the reply early and keeps what came."""
+             stop: threading.Event | None = None, max_tokens: int | None = None,
+             on_reasoning: Callable[[str], None] | None = None) -> TurnResult:
+        """Run one turn. ``on_token`` gets the visible reply as it streams (never tool-call or think
+        markup), on the model's worker thread; ``on_reasoning`` what the model thinks, when
+        chat_thinking is on; setting ``stop`` ends the reply early and keeps what came."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("the message is empty", hint="type something to say")
         started = time.perf_counter()
@@ -104,12 +107,13 @@ class TurnEngine:
             noted, problem = [], str(e)
         learned = {"noted": [c.to_json() for c in noted]} if noted else {}
         result = self._answer(session, user_message, [], on_token, stop, max_tokens, started,
-                              learned | ({"problem": problem} if problem else {}))
+                              learned | ({"problem": problem} if problem else {}), on_reasoning)
         result.noted = noted
         return result
 
     def regenerate(self, session_id: str, *, on_token: Callable[[str], None] | None = None,
-                   stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
+                   stop: threading.Event | None = None, max_tokens: int | None = None,
+                   on_reasoning: Callable[[str], None] | None = None) -> TurnResult:
         """Answer the session's last user message again (Retry), streaming like ``send``; after a
         turn that failed, answer it for the first time. The message is not stored again; its old
         reply is replaced by the new one in the transaction that stores it (until then nothing is
@@ -117,11 +121,11 @@ class TurnEngine:
         started = time.perf_counter()
         session = self.sessions.get(session_id)
         user_message, replies = self.sessions.last_exchange(session_id)
-        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started, {})
+        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started, {}, on_reasoning)
 
     def _answer(self, session: Session, user_message: Message, replaced: list[Message],
                 on_token: Callable[[str], None] | None, stop: threading.Event | None, max_tokens: int | None,
-                started: float, learned: dict) -> TurnResult:
+                started: float, learned: dict, on_reasoning: Callable[[str], None] | None = None) -> TurnResult:
         """Build the context for a stored user message, stream the reply and store it (with its
         turn record and background jobs) in place of the ``replaced`` replies. ``learned``: what the
         message added to the profile, for the record."""
@@ -153,7 +157,9 @@ class TurnEngine:
             shown(piece)
 
         for round_ in range(self.max_tool_rounds + 1):
-            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens, tools=specs)
+            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens, tools=specs,
+                                        thinking=self.options.thinking,
+                                        on_reasoning=on_reasoning if self.options.thinking else None)
             generations.append(generation)
             shown.flush()
             _, calls, problem = split(generation.text, names, self.options.tool_format)
@@ -193,7 +199,8 @@ class TurnEngine:
                 for due in sessions_to_distill(self.sessions.db, session):
                     self.outbox.enqueue(DISTILL_JOB, {"session_id": due}, conn, unique=True)
         self.outbox.wake()
-        return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
+        thought = "\n\n".join(g.reasoning for g in generations if g.reasoning) if self.options.thinking else ""
+        return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation, reasoning=thought)
 
     def _context(self, turn: TurnContext, model: ChatModel) -> tuple[list[Section], list[Tool]]:
         """The sections and tools of the turn. Tools are taught by the chat template when it takes
@@ -227,7 +234,8 @@ class TurnEngine:
             tokens[s.name] = tokens.get(s.name, 0) + s.tokens
         return {"sections": tokens, "user": user_tokens, "context": sum(tokens.values()) + user_tokens,
                 "budget": budget + user_tokens, "prompt": generations[-1].prompt_tokens,
-                "reply": sum(g.completion_tokens for g in generations), "cut": cut}
+                "reply": sum(g.completion_tokens for g in generations),
+                "reasoning": sum(g.reasoning_tokens for g in generations), "cut": cut}
 
     @staticmethod
     def _timings(sections, turn, generations, started, context_ms, first_token) -> dict:

@@ -17,6 +17,7 @@ from engram.core.settings import Settings
 RECALL_MODES = ("before_call", "on_demand", "hybrid", "triggered")
 DISTILL_CHOICES = ("auto", "on", "off")
 TOOLS_CHOICES = ("auto", "on", "off")
+THINKING_CHOICES = ("off", "on")
 SCOPE_DIMENSIONS = ("agent", "user", "session")
 
 
@@ -76,6 +77,14 @@ def catalog_entry(settings: Settings) -> CatalogEntry | None:
         return None
 
 
+def thinking_wanted(settings: Settings) -> bool:
+    """Whether a reasoning model may think before it answers in chat (never for summaries and notes)."""
+    if settings.chat_thinking not in THINKING_CHOICES:
+        raise InvalidInput(f"chat_thinking cannot be {settings.chat_thinking!r}",
+                           hint="use " + ", ".join(THINKING_CHOICES))
+    return settings.chat_thinking == "on"
+
+
 @dataclass(frozen=True)
 class MemoryOptions:
     system_prompt: str = Settings.system_prompt
@@ -92,6 +101,7 @@ class MemoryOptions:
     tools: bool = True                    # chat_tools resolved by tools_wanted
     tool_format: str = "hermes"           # the chat model's, by tool_format: taught when its template cannot
     recency_half_life_days: float = Settings.recency_half_life_days
+    thinking: bool = False                # chat_thinking resolved by thinking_wanted
 
     def __post_init__(self):
         if self.recall_mode not in RECALL_MODES:
@@ -110,4 +120,5 @@ class MemoryOptions:
                    float(settings.recall_threshold), settings.recall_prompt,
                    scope_dimensions(settings.storage_scope), scope_dimensions(settings.search_scope),
                    distill_wanted(settings), tools_wanted(settings), tool_format(settings),
-                   recency_half_life_days=float(settings.recency_half_life_days))
+                   recency_half_life_days=float(settings.recency_half_life_days),
+                   thinking=thinking_wanted(settings))

@@ -22,6 +22,7 @@ from engram.core.errors import ModelError
 from engram.core.models.gguf import check_model_file
 from engram.core.models.grammar import GrammarMask, schema_grammar
 from engram.core.models.prompt_states import MIN_TOKENS, PromptStates, default_folder
+from engram.core.models.reasoning import ReasoningSplit
 
 if TYPE_CHECKING:   # models sit below the settings' composition: they read what they are handed
     from engram.core.settings import Settings
@@ -31,7 +32,7 @@ if TYPE_CHECKING:   # models sit below the settings' composition: they read what
 class Generation:
     """One model reply and what it cost."""
 
-    text: str
+    text: str                        # the answer: never the reasoning
     stopped: bool = False            # the person pressed Stop; text is the partial reply
     finish_reason: str = ""          # "stop", "length", "stopped", "error"
     prompt_tokens: int = 0
@@ -39,6 +40,8 @@ class Generation:
     prompt_ms: float = 0.0           # until the first token (prompt evaluation)
     generate_ms: float = 0.0         # from the first token to the last
     timings: dict = field(default_factory=dict)
+    reasoning: str = ""              # what the model thought before answering (reasoning.py); never stored
+    reasoning_tokens: int = 0
 
     @property
     def tokens_per_second(self) -> float:
@@ -58,11 +61,13 @@ class ChatModel(Protocol):
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int = 512,
-                 json_schema: dict | None = None, tools: list[dict] | None = None) -> Generation:
-        """Reply to OpenAI-style messages ({"role", "content"}), streaming each piece of text to
-        on_token; returns early (stopped=True) once ``stop`` is set. With json_schema, the output
+                 json_schema: dict | None = None, tools: list[dict] | None = None, thinking: bool = False,
+                 on_reasoning: Callable[[str], None] | None = None) -> Generation:
+        """Reply to OpenAI-style messages ({"role", "content"}), streaming each piece of the answer
+        to on_token; returns early (stopped=True) once ``stop`` is set. With json_schema, the output
         is constrained by a grammar to JSON matching the schema. ``tools`` (OpenAI-style specs)
-        only when ``takes_tools``."""
+        only when ``takes_tools``. ``thinking`` lets a reasoning model think first (off: its own
+        switch turns thinking off); what it thinks streams to on_reasoning, never to on_token."""
         ...
 
 
@@ -145,31 +150,34 @@ class LlamaChatModel:
 
     def generate(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                  stop: threading.Event | None = None, max_tokens: int | None = None,
-                 json_schema: dict | None = None, tools: list[dict] | None = None) -> Generation:
+                 json_schema: dict | None = None, tools: list[dict] | None = None, thinking: bool = False,
+                 on_reasoning: Callable[[str], None] | None = None) -> Generation:
         """See ChatModel.generate; max_tokens None means ``sampling.max_tokens``."""
         return self.generate_async(messages, on_token=on_token, stop=stop, max_tokens=max_tokens,
-                                   json_schema=json_schema, tools=tools).result()
+                                   json_schema=json_schema, tools=tools, thinking=thinking,
+                                   on_reasoning=on_reasoning).result()
 
     def generate_async(self, messages: list[dict], *, on_token: Callable[[str], None] | None = None,
                        stop: threading.Event | None = None, max_tokens: int | None = None,
-                       json_schema: dict | None = None, tools: list[dict] | None = None) -> Future:
+                       json_schema: dict | None = None, tools: list[dict] | None = None, thinking: bool = False,
+                       on_reasoning: Callable[[str], None] | None = None) -> Future:
         """Queue a generation on the worker; the Future's result is the Generation."""
         return self._worker.submit(self._generate, [dict(m) for m in messages], on_token, stop,
-                                   max_tokens or self.sampling.max_tokens, json_schema, tools)
+                                   max_tokens or self.sampling.max_tokens, json_schema, tools, thinking, on_reasoning)
 
     def _generate(self, messages: list[dict], on_token, stop, max_tokens: int, json_schema,
-                  tools: list[dict] | None = None) -> Generation:
+                  tools: list[dict] | None, thinking: bool, on_reasoning) -> Generation:
         from llama_cpp import LogitsProcessorList, llama_perf_context, llama_perf_context_reset
 
         if stop is not None and stop.is_set():
             return Generation("", stopped=True, finish_reason="stopped")
-        prompt = self._template.render(messages, tools)
+        prompt = self._template.render(messages, tools, thinking=thinking and json_schema is None)
+        split = ReasoningSplit(on_token, on_reasoning, inside=prompt.thinking_open)
         s = self.sampling
         mask = GrammarMask(self._llm, self._grammar(json_schema)) if json_schema else None
         meter = _Meter(on_first=self._unwatch_stop)
         self._watch_stop(stop)
         llama_perf_context_reset(self._llm.ctx)
-        pieces: list[str] = []
         finish = ""
         state = None
         started = time.perf_counter()
@@ -182,11 +190,8 @@ class LlamaChatModel:
                 logits_processor=LogitsProcessorList([meter, mask] if mask else [meter]))
             for chunk in stream:
                 choice = chunk["choices"][0]
-                piece = choice["text"]
-                if piece:
-                    pieces.append(piece)
-                    if on_token is not None:
-                        on_token(piece)
+                if piece := choice["text"]:
+                    split(piece)
                 finish = choice.get("finish_reason") or finish
                 if stop is not None and stop.is_set():
                     stream.close()          # no more tokens are asked for: generation ends here
@@ -202,6 +207,7 @@ class LlamaChatModel:
             finish = "stopped"
         finally:
             self._unwatch_stop()
+            split.flush()
             if mask is not None:
                 mask.close()
         ended = time.perf_counter()
@@ -210,12 +216,13 @@ class LlamaChatModel:
         if state is not None:               # written after the reply, so it never delays the first token
             self._states.save(prompt.tokens[:prompt.stable], state)
         return Generation(
-            text="".join(pieces), stopped=finish == "stopped", finish_reason=finish or "stop",
+            text=split.answer_text, stopped=finish == "stopped", finish_reason=finish or "stop",
             prompt_tokens=meter.prompt_tokens, completion_tokens=meter.sampled,
             prompt_ms=(first - started) * 1000, generate_ms=(ended - first) * 1000,
             timings={"prompt_eval_tokens": perf.n_p_eval, "prompt_eval_ms": perf.t_p_eval_ms,
                      "cached_tokens": max(0, meter.prompt_tokens - perf.n_p_eval),
-                     "eval_tokens": perf.n_eval, "eval_ms": perf.t_eval_ms})
+                     "eval_tokens": perf.n_eval, "eval_ms": perf.t_eval_ms},
+            reasoning=split.reasoning_text, reasoning_tokens=split.reasoning_tokens)
 
     def _evaluate_stable_prefix(self, prompt: Prompt) -> bytes | None:
         """Have the context hold the prompt's stable prefix (its system text) before the rest is read:

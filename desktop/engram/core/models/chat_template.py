@@ -8,9 +8,14 @@ on, and each text on its own with special tokens off. Whatever a memory, a file,
 the person writes, it reaches the model as plain text.
 
 The same rendering marks where the first (system) message's text ends: the stable prefix that
-llama.cpp can keep evaluated, on disk too (prompt_states.py).
+llama.cpp can keep evaluated, on disk too (prompt_states.py). A template that puts the system text
+after other messages (Mistral v0.3's, into the last user turn) has no stable prefix.
 
-A template that takes tools is given them (template_tools.py); ``takes_tools`` says so to the turn.
+A model's own template is rendered as it is, with what it needs to work for Engram's conversations:
+its thinking switch (``enable_thinking``, or ``/no_think`` in the system text), and, for templates
+that refuse them, no system message (its text opens the first user turn) and no two turns of one
+role in a row (they are joined). Nothing falls back to another format. A template that takes tools
+is given them (template_tools.py); ``takes_tools`` says so to the turn.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from engram.core.errors import ModelError
+from engram.core.models.reasoning import opens_thinking
 from engram.core.models.template_tools import tools_place, with_tools
 
 # The llama-cpp-python formats Engram renders itself (settings chat_format); a model's own template
@@ -29,6 +36,8 @@ OWN_TEMPLATE = "chat_template.default"          # llama-cpp-python's name for th
 
 _MARK = "\ue000{}\ue001"                        # private-use characters: no template writes them
 _MARKS = re.compile("\ue000([0-9]+)\ue001")
+_SPECIAL = 8 | 16                               # llama.cpp's LLAMA_TOKEN_ATTR_CONTROL | _USER_DEFINED
+NO_THINK = "/no_think"
 
 
 @dataclass
@@ -39,16 +48,22 @@ class Prompt:
     stable: int                 # the first tokens, up to the end of the system text (0: no system message)
     stop: list[str]
     stopping_criteria: object = None     # llama_cpp.StoppingCriteriaList or None
+    thinking_open: bool = False          # the template opened the think block: the reply starts in it
 
 
 class ChatTemplate:
     """One model's chat template: ``render`` turns OpenAI-style messages into a Prompt."""
 
-    def __init__(self, llm, name: str, formatter: Callable, *, add_bos: bool, tools_in: str = ""):
+    def __init__(self, llm, name: str, formatter: Callable, *, add_bos: bool, source: str = "", tools_in: str = ""):
         self._llm = llm
         self.name = name
         self._formatter = formatter
         self._add_bos = add_bos        # llama-cpp-python's own formats leave the BOS token to the tokeniser
+        # What the model's own template (``source``) takes or refuses, read from its text.
+        self.thinking_switch = "enable_thinking" if "enable_thinking" in source else \
+            NO_THINK if NO_THINK in source else ""
+        self._alternates = "alternate" in source               # raise_exception("... roles must alternate ...")
+        self._no_system = bool(source) and "system" not in source
         self._tools_in = tools_in      # template_tools.tools_place
         self.takes_tools = bool(tools_in)
 
@@ -65,7 +80,7 @@ class ChatTemplate:
             formatter = llama_chat_format.Jinja2ChatFormatter(
                 template=template, eos_token=vocab.token_get_text(eos) if eos != -1 else "",
                 bos_token=vocab.token_get_text(bos) if bos != -1 else "", stop_token_ids=[eos])
-            return cls(llm, OWN_TEMPLATE, formatter, add_bos=False, tools_in=tools_place(template))
+            return cls(llm, OWN_TEMPLATE, formatter, add_bos=False, source=template, tools_in=tools_place(template))
         name = chat_format or fallback
         if name not in FORMATS:
             raise ModelError(f"unknown chat format {name!r}",
@@ -73,45 +88,112 @@ class ChatTemplate:
                                   f" or name one of {', '.join(FORMATS)}")
         return cls(llm, name, getattr(llama_chat_format, FORMATS[name]), add_bos=True)
 
-    def render(self, messages: list[dict], tools: list[dict] | None = None) -> Prompt:
-        """The prompt's tokens; ``stable`` ends after the system message's text, or after its first
-        ``stable`` characters when it says so (what follows them, the profile, changes more often).
-        ``tools`` (OpenAI-style specs) only for a template that ``takes_tools``."""
-        texts = [m.get("content") or "" for m in messages]
-        marked = [{k: v for k, v in m.items() if k != "stable"} | {"content": _MARK.format(i)}
-                  for i, m in enumerate(messages)]
-        split = messages[0].get("stable", 0) if messages and messages[0]["role"] == "system" else 0
+    def layout(self, messages: list[dict], *, thinking: bool = False) -> tuple[list[dict], dict]:
+        """The messages and the variables the template is given for ``messages``; ``thinking`` False
+        turns the model's thinking off with its own switch (a template without one is left as it is:
+        its model does not think on its own)."""
+        variables = {}
+        if self.thinking_switch == "enable_thinking":
+            variables = {"enable_thinking": thinking}
+        elif self.thinking_switch == NO_THINK and not thinking:
+            # In the markup, where the template (which may look for it in the system text) sees it too.
+            if messages and messages[0]["role"] == "system":
+                messages = [{**messages[0], "content": f"{messages[0]['content']}\n{NO_THINK}"}, *messages[1:]]
+            else:
+                messages = [{"role": "system", "content": NO_THINK}, *messages]
         if self.name == "gemma":
-            marked = gemma_turns(marked)
+            messages = gemma_turns(messages)
+        if self._no_system:
+            messages = system_in_first_turn(messages)
+        if self._alternates:
+            messages = joined_turns(messages)
+        return messages, variables
+
+    def render(self, messages: list[dict], tools: list[dict] | None = None, *, thinking: bool = False) -> Prompt:
+        """The prompt of ``messages``, laid out as ``layout`` says. ``stable`` ends after the system
+        message's text, or after its first ``stable`` characters when it says so (what follows them,
+        the profile, changes more often). ``tools`` (OpenAI-style specs) only for a template that
+        ``takes_tools``."""
+        texts = [m.get("content") or "" for m in messages]
+        split = messages[0].get("stable", 0) if messages and messages[0]["role"] == "system" else 0
+        marked, variables = self.layout([{k: v for k, v in m.items() if k != "stable"} | {"content": _MARK.format(i)}
+                                         for i, m in enumerate(messages)], thinking=thinking)
         marked, extra = with_tools(marked, tools, self._tools_in)
         try:
-            result = self._formatter(messages=marked, **extra)
+            result = self._formatter(messages=marked, **variables, **extra)
         except Exception as e:          # a template may refuse a conversation (raise_exception) or fail
             raise ModelError(f"the chat model's template could not lay out the conversation: {e}",
                              hint="set the chat format in Settings (e.g. chatml) instead of the model's own") from e
-        tokenize = self._llm.tokenize
-        tokens = tokenize(b"", add_bos=True, special=True) if self._add_bos else []
+        tokens = self._llm.tokenize(b"", add_bos=True, special=True) if self._add_bos else []
         stable = 0
         parts = _MARKS.split(result.prompt)           # markup, index, markup, index, ..., markup
         for position, part in enumerate(parts):
             if position % 2 == 0:
-                tokens += tokenize(part.encode("utf-8"), add_bos=False, special=True)
+                # Spaces that end the markup are left to the text: a tokeniser joins them to its first word.
+                following = parts[position + 1] if position + 1 < len(parts) else ""
+                tokens += self._tokens(part.rstrip(" ") if following else part, tokens, special=True)
                 continue
             index = int(part)
-            text = texts[index]
-            if index == 0 and 0 < split < len(text) and not stable:
-                tokens += tokenize(text[:split].encode("utf-8"), add_bos=False, special=False)
-                stable, text = len(tokens), text[split:]
-            tokens += tokenize(text.encode("utf-8"), add_bos=False, special=False)
-            if index == 0 and messages[0]["role"] == "system" and not stable:
+            markup = parts[position - 1]
+            text = markup[len(markup.rstrip(" ")):] + texts[index]
+            # Stable only when nothing that changes from turn to turn came before it.
+            first = position == 1 and index == 0 and messages[0]["role"] == "system"
+            if first and 0 < split < len(texts[index]):
+                cut = len(text) - len(texts[index]) + split
+                tokens += self._tokens(text[:cut], tokens, special=False)
+                stable, text = len(tokens), text[cut:]
+            tokens += self._tokens(text, tokens, special=False)
+            if first and not stable:
                 stable = len(tokens)
         stop = result.stop if isinstance(result.stop, list) else [result.stop] if result.stop else []
-        return Prompt(tokens, stable, stop, result.stopping_criteria)
+        return Prompt(tokens, stable, stop, result.stopping_criteria, opens_thinking(result.prompt))
+
+    def _tokens(self, text: str, before: list[int], *, special: bool) -> list[int]:
+        """``text``'s tokens where it follows ``before`` in the prompt. A SentencePiece vocabulary
+        (Mistral's, Phi's) starts every tokenisation with a space, which belongs only at the start
+        of the prompt and after a special token; elsewhere the text is tokenised after a newline,
+        whose tokens are then dropped, as it would be inside the whole prompt."""
+        tokenize, model = self._llm.tokenize, self._llm._model
+        if before and self._space_prefix and not model.token_get_attr(before[-1]) & _SPECIAL:
+            newline = tokenize(b"\n", add_bos=False, special=False)
+            return tokenize(b"\n" + text.encode("utf-8"), add_bos=False, special=special)[len(newline):]
+        return tokenize(text.encode("utf-8"), add_bos=False, special=special)
 
     def tool_tokens(self, tools: list[dict]) -> int:
         """The prompt tokens this template spends laying out ``tools`` (its own words included)."""
         probe = [{"role": "system", "content": "."}, {"role": "user", "content": "."}]
         return len(self.render(probe, tools).tokens) - len(self.render(probe).tokens)
+
+    @cached_property
+    def _space_prefix(self) -> bool:
+        """Whether the vocabulary puts a space before the text it is given (SentencePiece's way)."""
+        tokenize = self._llm.tokenize
+        newline = tokenize(b"\n", add_bos=False, special=False)
+        return tokenize(b"a", add_bos=False, special=False) != \
+            tokenize(b"\na", add_bos=False, special=False)[len(newline):]
+
+
+def system_in_first_turn(messages: list[dict]) -> list[dict]:
+    """For a template that knows no system role (it raises on one): the system text opens the
+    first user turn, where such models were shown instructions."""
+    if not messages or messages[0]["role"] != "system":
+        return messages
+    system, rest = messages[0]["content"], messages[1:]
+    if rest and rest[0]["role"] == "user":
+        return [{**rest[0], "content": f"{system}\n\n{rest[0]['content']}"}, *rest[1:]]
+    return [{"role": "user", "content": system}, *rest]
+
+
+def joined_turns(messages: list[dict]) -> list[dict]:
+    """For a template that raises unless user and assistant turns alternate: turns of one role in a
+    row (a reply that failed, a tool result after the person's words) become one turn."""
+    turns: list[dict] = []
+    for m in messages:
+        if turns and turns[-1]["role"] == m["role"] and m["role"] in ("user", "assistant"):
+            turns[-1] = {**turns[-1], "content": f"{turns[-1]['content']}\n\n{m['content']}"}
+        else:
+            turns.append(dict(m))
+    return turns
 
 
 def gemma_turns(messages: list[dict]) -> list[dict]:
