@@ -112,9 +112,9 @@ def profile_change_cost(engram, repeat: int) -> None:
     is read again) beside a turn that changes nothing, alternating, in one chat of a few turns."""
     from engram.core.profile.document import ProfileLine
 
-    for n, text in enumerate(["Lives in Lyon.", "Takes metformin every evening.", "Mother's birthday is March 5.",
-                              "Afraid of heights.", "Vegetarian since 2019.", "Works as a nurse.", "Speaks French.",
-                              "Daughter Mia is 7.", "Thesis due June 3.", "Prefers short answers."]):
+    for text in ("Lives in Lyon.", "Takes metformin every evening.", "Mother's birthday is March 5.",
+                 "Afraid of heights.", "Vegetarian since 2019.", "Works as a nurse.", "Speaks French.",
+                 "Daughter Mia is 7.", "Thesis due June 3.", "Prefers short answers."):
         engram.profiles.note("U", ProfileLine(text, "other", importance=3))
     session = engram.sessions.get_or_create("profile-cost", "U").id
     for turn in range(4):

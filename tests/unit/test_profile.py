@@ -3,7 +3,6 @@ handed out twice, newer lines replacing older ones into Earlier, proposals, undo
 
 from __future__ import annotations
 
-import re
 
 import pytest
 

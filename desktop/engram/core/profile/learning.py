@@ -9,6 +9,8 @@ preference, as seed 002's LearnFromInteraction does.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engram.core.conversation.prompts import ZH, turn_language
 from engram.core.conversation.sessions import Message, Session
 from engram.core.errors import InvalidInput
@@ -39,9 +41,9 @@ class ProfileLearning:
         if self.mode == "off" or message.role != "user":
             return []
         learned, preferences = learn(message.content)
-        origin = {"by": by, "source": session.title, "session": session.id, "message": message.id,
-                  "added": message.created_at[:10]}
-        lines = [ProfileLine(item.text, item.category, slot=item.slot, importance=item.importance, **origin)
+        origin = ProfileLine("", by=by, source=session.title, session=session.id, message=message.id,
+                             added=message.created_at[:10])
+        lines = [replace(origin, text=item.text, category=item.category, slot=item.slot, importance=item.importance)
                  for item in learned]
         language = "zh" if turn_language("", message.content) == ZH else "en"
         lines += [preference_line(change, language, origin) for change in preferences]
@@ -67,9 +69,9 @@ class ProfileLearning:
         return self.profiles.note(user, line, replaces)
 
 
-def preference_line(change: PreferenceChange, language: str, origin: dict) -> ProfileLine:
+def preference_line(change: PreferenceChange, language: str, origin: ProfileLine) -> ProfileLine:
     """A request about how to answer, as a line of the profile that sets the preference."""
-    words = _PREFERENCE_WORDS[language]
+    words: dict = _PREFERENCE_WORDS[language]
     text = words.get((change.key, change.value)) or str(words.get(change.key, "{}")).format(change.value)
-    return ProfileLine(text, "style", slot=f"preference:{change.key}", importance=3,
-                       preference={change.key: change.value}, **origin)
+    return replace(origin, text=text, category="style", slot=f"preference:{change.key}", importance=3,
+                   preference={change.key: change.value})
