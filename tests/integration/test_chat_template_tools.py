@@ -8,7 +8,7 @@ import pytest
 from engram.core.conversation.tools import Tool
 from engram.core.models.chat_template import ChatTemplate
 from engram.core.models.template_tools import tools_place
-from model_files import TEMPLATES, gemma_path, vocabulary
+from model_files import family_vocabulary, gemma_path, vocabulary
 
 SEARCH = Tool("search_memory", "Search what the person said in earlier conversations.",
               {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
@@ -26,9 +26,9 @@ def rendered(llm, template: ChatTemplate, tools) -> tuple[str, str]:
     return text, llm.detokenize(prompt.tokens[:prompt.stable], special=True).decode("utf-8")
 
 
-@pytest.mark.parametrize("family", ["qwen2", "llama-3"])
+@pytest.mark.parametrize("family", ["Qwen2.5", "Llama 3.2"])
 def test_a_template_that_takes_tools_lays_them_out_itself(family):
-    llm = vocabulary(family, TEMPLATES[family].read_text())
+    llm = family_vocabulary(family)
     template = ChatTemplate.for_model(llm, "", fallback="gemma")
     assert template.takes_tools
     without, _ = rendered(llm, template, None)
@@ -38,7 +38,7 @@ def test_a_template_that_takes_tools_lays_them_out_itself(family):
     assert text.count("Noted: the train leaves at 9.") == 1
     spent = len(template.render(MESSAGES, [SEARCH.spec()]).tokens) - len(template.render(MESSAGES).tokens)
     assert template.tool_tokens([SEARCH.spec()]) == spent                # what the turn's budget counts
-    if family == "qwen2":
+    if family == "Qwen2.5":
         assert '<tools>\n{"type": "function", "function": {"name": "search_memory"' in text
         assert "<tool_call>" in text                                     # the format it is told to write
     else:
