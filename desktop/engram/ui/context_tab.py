@@ -36,6 +36,7 @@ TOKEN_TOTALS = {"user": QT_TRANSLATE_NOOP("ContextTab", "your message"),
 # The context's sections, as the turn engine names them (others are shown as they are named).
 SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
                  "preferences": QT_TRANSLATE_NOOP("ContextTab", "preferences"),
+                 "profile": QT_TRANSLATE_NOOP("ContextTab", "profile"),
                  "files": QT_TRANSLATE_NOOP("ContextTab", "files"),
                  "tools": QT_TRANSLATE_NOOP("ContextTab", "tools"),
                  "summary": QT_TRANSLATE_NOOP("ContextTab", "summary"),
@@ -134,6 +135,47 @@ def _heading(text: str) -> str:
     return f"<h4>{text}</h4>"
 
 
+def _profile(record) -> str:
+    """The profile's part of the context: its lines, its tokens, what its budget left out, where
+    its file is; and what the person's message added to it (empty for records without a profile)."""
+    translate = QCoreApplication.translate
+    profile = record.recall.get("profile") if isinstance(record.recall, dict) else None
+    if not isinstance(profile, dict):
+        return ""
+    seen = profile.get("context") if isinstance(profile.get("context"), dict) else {}
+    sections = record.tokens.get("sections") if isinstance(record.tokens.get("sections"), dict) else {}
+    texts = [str(text) for text in seen.get("texts") or []]
+    parts = []
+    if seen:
+        parts.append("<div>" + html.escape(translate("ContextTab", "%n lines of your profile, {tokens} tokens", "",
+                                                     len(seen.get("lines") or [])).format(
+            tokens=_number(sections.get("profile", 0)))) + "</div>")
+    if "profile" in (record.tokens.get("cut") or []):
+        parts.append("<div style='color:#b7791f'>" + html.escape(translate(
+            "ContextTab", "The whole profile was left out: the context had no room for it.")) + "</div>")
+    if texts:
+        parts.append("<ul style='margin:2px 0'>" + "".join(f"<li>{html.escape(text)}</li>" for text in texts)
+                     + "</ul>")
+    if left_out := [str(text) for text in seen.get("left_out") or []]:
+        parts.append("<div style='color:#b7791f'>" + html.escape(translate(
+            "ContextTab", "Left out to fit the profile's budget (the least important first): {lines}").format(
+            lines="; ".join(left_out))) + "</div>")
+    if problem := seen.get("problem"):
+        parts.append("<div style='color:#c0392b'>" + html.escape(translate(
+            "ContextTab", "Not in the context: {why}").format(why=problem)) + "</div>")
+    noted = [item for item in profile.get("noted") or [] if isinstance(item, dict)]
+    if noted:
+        parts.append("<div>" + html.escape(translate("ContextTab", "Your message added: {lines}").format(
+            lines="; ".join(str(item.get("text", "")) for item in noted))) + "</div>")
+    if problem := profile.get("problem"):
+        parts.append("<div style='color:#c0392b'>" + html.escape(translate(
+            "ContextTab", "Nothing could be learned from your message: {why}").format(why=problem)) + "</div>")
+    if file := seen.get("file"):
+        parts.append("<div style='color:gray'>" + html.escape(translate("ContextTab", "From the file {path}").format(
+            path=file)) + "</div>")
+    return _heading(translate("ContextTab", "Your profile")) + "".join(parts) if parts else ""
+
+
 def render(record) -> str:
     """The turn record as HTML (a plain function, so it is easy to test and to read)."""
     translate = QCoreApplication.translate
@@ -148,6 +190,7 @@ def render(record) -> str:
         parts.append(_heading(translate("ContextTab", "Timings")) + _table(
             [(shown(TIMING_NAMES[name]) if name in TIMING_NAMES else str(name).replace("_", " "), _timing(name, value))
              for name, value in record.timings.items()]))
+    parts.append(_profile(record))
     parts.append(_heading(translate("ContextTab", "Recalled memories")))
     if why := _why_recall(record.recall):
         parts.append(f"<div style='color:gray'>{html.escape(why)}</div>")
