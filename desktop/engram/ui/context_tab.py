@@ -147,9 +147,9 @@ def _profile(record) -> str:
     texts = [str(text) for text in seen.get("texts") or []]
     parts = []
     if seen:
-        parts.append("<div>" + html.escape(translate("ContextTab", "%n lines of your profile, {tokens} tokens", "",
-                                                     len(seen.get("lines") or [])).format(
-            tokens=_number(sections.get("profile", 0)))) + "</div>")
+        parts.append("<div>" + html.escape(translate("ContextTab", "Lines of your profile: {count} · {tokens} tokens")
+                                           .format(count=len(seen.get("lines") or []),
+                                                   tokens=_number(sections.get("profile", 0)))) + "</div>")
     if "profile" in (record.tokens.get("cut") or []):
         parts.append("<div style='color:#b7791f'>" + html.escape(translate(
             "ContextTab", "The whole profile was left out: the context had no room for it.")) + "</div>")

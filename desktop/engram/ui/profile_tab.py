@@ -19,7 +19,8 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea,
                                QSizePolicy, QToolButton, QVBoxLayout, QWidget)
 
-from engram.core.errors import NotFound
+from engram.core.errors import EngramError, NotFound
+from engram.core.memory.sensitive import mask_error
 from engram.core.profile.document import CATEGORIES, EARLIER, PROPOSED, ProfileDocument, ProfileLine
 from engram.ui.notice import Notice, explain
 
@@ -217,7 +218,9 @@ class ProfileTab(QWidget):
         layout.addWidget(self.hint)
         self.file_notice = Notice()        # no program opens .md files: the path, to copy
         layout.addWidget(self.file_notice)
-        self.problem = Notice()            # the file cannot be read, or an action failed
+        self.unreadable = Notice(closable=False)     # the file cannot be read (until it can)
+        layout.addWidget(self.unreadable)
+        self.problem = Notice()            # an action failed
         layout.addWidget(self.problem)
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
@@ -259,14 +262,20 @@ class ProfileTab(QWidget):
         def read(engram):
             path = engram.profiles.path(engram.user)
             watch = [str(p) for p in (path, path.parent, engram.data_dir) if p.exists()]
-            return engram.profiles.read(engram.user).numbered(), watch
+            try:
+                return engram.profiles.read(engram.user).numbered(), watch, None
+            except EngramError as e:        # followed all the same: a fixed file shows at once
+                return None, watch, e
 
         self.backend.disk(read, returned=self._read, errored=self._unreadable)
 
     def _read(self, found) -> None:
-        doc, watch = found
+        doc, watch, error = found
         self._watch(watch)
-        self.problem.hide()
+        if error is not None:
+            self._unreadable(mask_error(error) if self.backend.masks() else error)
+            return
+        self.unreadable.hide()
         if self.editing is not None:
             self._pending = doc
             return
@@ -285,7 +294,7 @@ class ProfileTab(QWidget):
 
     def _unreadable(self, error) -> None:
         self._fill(ProfileDocument())
-        self.problem.show_message(self.tr("<b>Your profile cannot be read.</b> {why}").format(why=explain(error)),
+        self.unreadable.show_message(self.tr("<b>Your profile cannot be read.</b> {why}").format(why=explain(error)),
                                   "error", [(self.tr("Open file"), self.open_file),
                                             (self.tr("Try again"), self.refresh)])
 
@@ -343,7 +352,7 @@ class ProfileTab(QWidget):
         self.earlier_toggle.setChecked(self.show_earlier)
         self.earlier_toggle.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
         self.earlier_toggle.setArrowType(Qt.DownArrow if self.show_earlier else Qt.RightArrow)
-        self.earlier_toggle.setText(self.tr("Earlier (%n)", "", len(lines)))
+        self.earlier_toggle.setText(heading_name(EARLIER) + f"  ({len(lines)})")
         self.earlier_toggle.setToolTip(self.tr("What newer lines replaced: kept for the record, not used"))
         self.column.addWidget(self.earlier_toggle)
         rows = []
