@@ -58,7 +58,7 @@ def test_a_message_that_says_something_lasting_shows_noted_and_undo_takes_it_bac
     notice = noted(reply)
     assert notice.text() == "Noted: Allergic to peanuts."
     [row] = notice.rows
-    assert [n for n, b in row.buttons.items() if b.isVisible()] == ["Undo", "Edit"]
+    assert [n for n, b in row.buttons.items() if not b.isHidden()] == ["Undo", "Edit"]
     assert profile(window) == [("health", "Allergic to peanuts.")]
     window.tabs.setCurrentWidget(window.profile)
     qtbot.waitUntil(lambda: [r.text.text() for r in window.profile.rows.values()] == ["Allergic to peanuts."],
@@ -67,7 +67,7 @@ def test_a_message_that_says_something_lasting_shows_noted_and_undo_takes_it_bac
     row.buttons["Undo"].click()
     qtbot.waitUntil(lambda: profile(window) == [], timeout=5_000)
     qtbot.waitUntil(lambda: row.state == "undone", timeout=5_000)
-    assert "taken back" in notice.text() and not any(b.isVisible() for b in row.buttons.values())
+    assert "taken back" in notice.text() and all(b.isHidden() for b in row.buttons.values())
     qtbot.waitUntil(lambda: window.profile.rows == {}, timeout=5_000)
 
     plain = say(qtbot, window, "What a nice day.")               # nothing lasting: no notice
@@ -81,7 +81,7 @@ def test_edit_opens_the_line_in_the_profile_tab(qtbot, window):
     assert window.tabs.currentWidget() is window.profile
     qtbot.waitUntil(lambda: window.profile.editing == line_id, timeout=5_000)
     row = window.profile.rows[line_id]
-    assert row.editor is not None and row.editor.text() == "Allergic to peanuts." and row.editor.isVisible()
+    assert row.editor is not None and row.editor.text() == "Allergic to peanuts." and not row.editor_row.isHidden()
     row.editor.setText("Allergic to peanuts and all tree nuts.")
     row.editor.returnPressed.emit()
     qtbot.waitUntil(lambda: profile(window) == [("health", "Allergic to peanuts and all tree nuts.")], timeout=5_000)
@@ -95,7 +95,7 @@ def test_asked_first_the_line_waits_for_an_ok_under_the_reply(qtbot, window):
     assert notice.text() == "Waiting for your OK: Allergic to peanuts."
     assert profile(window) == [("proposed", "Allergic to peanuts.")]
     row = notice.rows[0]
-    assert [n for n, b in row.buttons.items() if b.isVisible()] == ["Accept", "Reject", "Edit"]
+    assert [n for n, b in row.buttons.items() if not b.isHidden()] == ["Accept", "Reject", "Edit"]
     row.buttons["Accept"].click()
     qtbot.waitUntil(lambda: profile(window) == [("health", "Allergic to peanuts.")], timeout=5_000)
     qtbot.waitUntil(lambda: row.state == "accepted", timeout=5_000)
@@ -115,7 +115,7 @@ def test_a_failed_undo_says_why_and_keeps_its_button(qtbot, window):
     row = notice.rows[0]
     row.buttons["Undo"].click()
     qtbot.waitUntil(lambda: "not UTF-8" in notice.text(), timeout=5_000)
-    assert row.state == "noted" and row.buttons["Undo"].isVisible() and row.buttons["Undo"].isEnabled()
+    assert row.state == "noted" and not row.buttons["Undo"].isHidden() and row.buttons["Undo"].isEnabled()
 
 
 def test_a_chat_opened_again_shows_what_its_messages_noted(qtbot, window):
@@ -127,7 +127,7 @@ def test_a_chat_opened_again_shows_what_its_messages_noted(qtbot, window):
     qtbot.waitUntil(lambda: len(window.chat.view.bubbles) == 2, timeout=5_000)
     notice = noted(window.chat.view.bubbles[-1])
     assert notice.text() == "Noted: Allergic to peanuts."
-    assert [n for n, b in notice.rows[0].buttons.items() if b.isVisible()] == ["Edit"]   # Undo was the turn's
+    assert [n for n, b in notice.rows[0].buttons.items() if not b.isHidden()] == ["Edit"]   # Undo was the turn's
 
 
 def test_the_context_tab_shows_the_profile_its_tokens_and_what_its_budget_left_out(qtbot, window):
