@@ -81,7 +81,8 @@ def test_the_lines_show_under_their_headings_with_where_they_came_from(qtbot, ta
     assert "You said it in chat “Snacks” · 2026-11-27" in peanuts.source.text()
     assert "Written by hand · 2026-11-28" in shown(tab, "Takes insulin every evening.").source.text()
     assert "Learned by the model in chat “Moving again”" in shown(tab, "Lives in Lyon.").source.text()
-    assert set(peanuts.buttons) == {"Edit", "Down", "Delete"}          # first of its heading: no Up
+    assert set(peanuts.buttons) == {"Edit", "Up", "Down", "Delete"}
+    assert not peanuts.buttons["Up"].isEnabled() and peanuts.buttons["Down"].isEnabled()   # first of its heading
     assert set(shown(tab, "Vegetarian.").buttons) == {"Accept", "Reject", "Edit"}
 
     paris = shown(tab, "Lives in Paris.")                 # replaced by Lyon: folded away, greyed, dated

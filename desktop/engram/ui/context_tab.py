@@ -186,11 +186,11 @@ def render(record) -> str:
              f"{html.escape(record.created_at.replace('T', ' ')[:19])} · {counts}</div>"]
     if record.tokens:
         parts.append(_heading(translate("ContextTab", "Tokens by section")) + _tokens(record.tokens))
+    parts.append(_profile(record))
     if record.timings:
         parts.append(_heading(translate("ContextTab", "Timings")) + _table(
             [(shown(TIMING_NAMES[name]) if name in TIMING_NAMES else str(name).replace("_", " "), _timing(name, value))
              for name, value in record.timings.items()]))
-    parts.append(_profile(record))
     parts.append(_heading(translate("ContextTab", "Recalled memories")))
     if why := _why_recall(record.recall):
         parts.append(f"<div style='color:gray'>{html.escape(why)}</div>")

@@ -93,6 +93,10 @@ class LineRow(QFrame):
             button.clicked.connect(action)
             top.addWidget(button, 0, Qt.AlignTop)
             self.buttons[name] = button
+        # Greyed rather than gone at the ends of a heading, so the buttons stand in one column.
+        if "Up" in self.buttons:
+            self.buttons["Up"].setEnabled(not first)
+            self.buttons["Down"].setEnabled(not last)
         column.addLayout(top)
         self.editor_row = QWidget()
         self.editor_row.hide()
@@ -124,7 +128,7 @@ class LineRow(QFrame):
                         ("Down", "↓", self.tr("Move down: less important"), lambda: tab.move(line_id, text, 1)),
                         ("Delete", "✕", self.tr("Delete this line: Engram no longer keeps it in mind"),
                          lambda: tab.remove(line_id, text))]
-        return [a for a in actions if not (a[0] == "Up" and first) and not (a[0] == "Down" and last)]
+        return actions
 
     def _where_from(self, line: ProfileLine) -> str:
         said = html.escape(source_text(line))
@@ -140,12 +144,15 @@ class LineRow(QFrame):
         if self.editor is not None:
             self.editor.setFocus()
             return
-        row = QHBoxLayout(self.editor_row)
-        row.setContentsMargins(0, 2, 0, 2)
+        column = QVBoxLayout(self.editor_row)
+        column.setContentsMargins(0, 2, 0, 2)
+        column.setSpacing(4)
         self.editor = QLineEdit(self.line.text)
         self.editor.setMaxLength(300)
         self.editor.returnPressed.connect(self.save)
-        row.addWidget(self.editor, 1)
+        column.addWidget(self.editor)
+        row = QHBoxLayout()
+        column.addLayout(row)
         if self.line.category not in (PROPOSED, EARLIER):
             self.category = QComboBox()
             for category in CATEGORIES:
@@ -154,7 +161,9 @@ class LineRow(QFrame):
                 self.category.addItem(heading_name(self.line.category, self.tab.doc), self.line.category)
             self.category.setCurrentIndex(self.category.findData(self.line.category))
             self.category.setToolTip(self.tr("The heading this line is under"))
+            self.category.setSizeAdjustPolicy(QComboBox.AdjustToContents)
             row.addWidget(self.category)
+        row.addStretch(1)
         save = QPushButton(self.tr("Save"))
         save.setObjectName("Primary")
         save.clicked.connect(self.save)
