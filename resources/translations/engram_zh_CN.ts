@@ -992,6 +992,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>后台任务</translation>
     </message>
     <message>
+        <source>profile line</source>
+        <translation>个人资料条目</translation>
+    </message>
+    <message>
         <source>file name</source>
         <translation>文件名</translation>
     </message>
@@ -1034,6 +1038,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>preference {key}</source>
         <translation>偏好 {key}</translation>
+    </message>
+    <message>
+        <source>profile: line #{line}</source>
+        <translation>个人资料：条目 #{line}</translation>
     </message>
     <message>
         <source>chat {session}: {name}</source>

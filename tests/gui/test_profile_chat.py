@@ -94,11 +94,14 @@ def test_asked_first_the_line_waits_for_an_ok_under_the_reply(qtbot, window):
     notice = noted(say(qtbot, window, "I'm allergic to peanuts."))
     assert notice.text() == "Waiting for your OK: Allergic to peanuts."
     assert profile(window) == [("proposed", "Allergic to peanuts.")]
+    profile_tab = window.tabs.indexOf(window.profile)
+    qtbot.waitUntil(lambda: window.tabs.tabText(profile_tab) == "Profile (1)", timeout=5_000)   # the inbox
     row = notice.rows[0]
     assert [n for n, b in row.buttons.items() if not b.isHidden()] == ["Accept", "Reject", "Edit"]
     row.buttons["Accept"].click()
     qtbot.waitUntil(lambda: profile(window) == [("health", "Allergic to peanuts.")], timeout=5_000)
     qtbot.waitUntil(lambda: row.state == "accepted", timeout=5_000)
+    qtbot.waitUntil(lambda: window.tabs.tabText(profile_tab) == "Profile", timeout=5_000)
 
     engram.profiles.remove(engram.user, row.change.line.id)
     second = noted(say(qtbot, window, "I'm allergic to cats."))

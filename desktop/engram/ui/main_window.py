@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self.chat.view.copied.connect(lambda: self.status.showMessage(self.tr("Copied to the clipboard"), 2000))
         self.turn_controller.replied.connect(self._replied)
         self.profile.jump_requested.connect(self.jump_to)
+        self.profile.waiting.connect(self._show_waiting)
         self.turn_controller.adopted.connect(self._adopt_session)
         self.memories.jump_requested.connect(self.jump_to)
         self.memories.forgotten.connect(self._after_forgetting)
@@ -366,6 +367,11 @@ class MainWindow(QMainWindow):
             if bubble is not None:
                 self.show_noted(bubble, list(result.noted), problem, live=True)
             self.profile.refresh()
+
+    def _show_waiting(self, count: int) -> None:
+        """The Profile tab's name says how many lines wait for the person's OK."""
+        name = self.tr("Profile")
+        self.tabs.setTabText(self.tabs.indexOf(self.profile), f"{name} ({count})" if count else name)
 
     def show_noted(self, bubble, changes: list, problem: str = "", live: bool = True) -> NotedNotice:
         notice = NotedNotice(self.profile, changes, problem, live)

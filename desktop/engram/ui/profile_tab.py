@@ -195,6 +195,7 @@ class LineRow(QFrame):
 class ProfileTab(QWidget):
     jump_requested = Signal(str, int)      # the chat and message a line was learned from
     changed = Signal()                     # this tab changed the profile
+    waiting = Signal(int)                  # how many lines wait for an OK, whenever the file is read
 
     def __init__(self, backend, parent=None):
         super().__init__(parent)
@@ -261,6 +262,8 @@ class ProfileTab(QWidget):
         """Show this person's profile, and follow its file."""
         self.path = str(engram.profiles.path(engram.user))
         self.data_dir = str(engram.data_dir)
+        if watched := self.watcher.files() + self.watcher.directories():     # the data folder moved
+            self.watcher.removePaths(watched)
         self.refresh()
 
     def refresh(self) -> None:
@@ -329,6 +332,7 @@ class ProfileTab(QWidget):
             self.empty.setWordWrap(True)
             self.column.addWidget(self.empty)
         self.column.addStretch(1)
+        self.waiting.emit(sum(1 for line in doc.lines if line.category == PROPOSED))
         if self._edit_when_loaded is not None:
             line_id, self._edit_when_loaded = self._edit_when_loaded, None
             self.edit_line(line_id, reload=False)
