@@ -6,8 +6,10 @@ The seeds' example on a fresh data folder with the real bundled models: "I'm all
 in one chat (the reply shows "Noted", with Undo and Edit), then "Can you recommend a snack?" in a
 new chat (the Context tab shows the profile in its context). A few lines are added as other ways
 would add them (by hand in the file, one waiting for an OK, one that a newer one replaced) so that
-the Profile tab shows each kind. Saves profile-noted, profile-context, profile, profile-earlier and
-profile-edit PNGs (with zh_CN: the window in Chinese, with Chinese words, suffixed -zh_CN).
+the Profile tab shows each kind. Then, with learning set to ask first, a new line waits for an OK
+under its reply. Saves profile-noted, profile-context, profile, profile-earlier, profile-edit,
+profile-waiting and profile-settings PNGs (with zh_CN: the window in Chinese, with Chinese words,
+suffixed -zh_CN).
 """
 
 from __future__ import annotations
@@ -38,11 +40,11 @@ settings.chat_max_tokens = int(os.environ.get("SHOT_TOKENS", "40"))
 settings.ui_language = LANGUAGE
 settings.save()
 CONTENT = {
-    "en": {"told": "I'm allergic to peanuts.", "asked": "Can you recommend a snack?",
+    "en": {"told": "I'm allergic to peanuts.", "asked": "Can you recommend a snack?", "later": "I'm allergic to cats.",
            "by_hand": "## Health\n\n- Takes insulin every evening.\n",
            "old": ("Lives in Paris.", "Moving"), "new": ("Lives in Lyon.", "Moving to Lyon"),
            "proposed": ("Vegetarian since 2019.", "Dinner ideas"), "edit": "Allergic to peanuts and cashews."},
-    "zh_CN": {"told": "我对花生过敏", "asked": "推荐个零食",
+    "zh_CN": {"told": "我对花生过敏", "asked": "推荐个零食", "later": "我对猫过敏",
               "by_hand": "## 健康\n\n- 每天晚上打胰岛素。\n",
               "old": ("住在上海。", "搬家"), "new": ("住在杭州。", "搬到杭州"),
               "proposed": ("从 2019 年开始吃素。", "晚饭吃什么"), "edit": "对花生和腰果过敏。"},
@@ -103,4 +105,20 @@ allergy = next(row for row in window.profile.rows.values() if row.line.by == "ru
 window.profile.edit_line(allergy.line.id)
 allergy.editor.setText(CONTENT["edit"])
 shot("profile-edit")
+window.profile.stop_editing()
+
+window.open_settings(page="Memory")
+dialog = window.settings_dialog
+dialog.resize(720, 760)
+dialog.profile_learning.setCurrentIndex(dialog.profile_learning.findData("ask"))
+page = dialog.pages.currentWidget()
+page.ensureWidgetVisible(dialog.profile_tokens)
+shot("profile-settings", dialog)
+dialog.save()
+wait(lambda: engram.profile_learning.mode == "ask", 20)
+dialog.close()
+window.new_chat()
+say(CONTENT["later"])
+wait(lambda: window.tabs.tabText(window.tabs.indexOf(window.profile)).endswith("(2)"), 20)
+shot("profile-waiting")
 window.close()

@@ -92,7 +92,7 @@ def test_asked_first_the_line_waits_for_an_ok_under_the_reply(qtbot, window):
     engram.settings.profile_learning = "ask"
     engram.apply_settings({"profile_learning"})
     notice = noted(say(qtbot, window, "I'm allergic to peanuts."))
-    assert notice.text() == "Waiting for your OK: Allergic to peanuts."
+    assert notice.text() == "Waiting for your OK: Allergic to peanuts." and notice.property("state") == "proposed"
     assert profile(window) == [("proposed", "Allergic to peanuts.")]
     profile_tab = window.tabs.indexOf(window.profile)
     qtbot.waitUntil(lambda: window.tabs.tabText(profile_tab) == "Profile (1)", timeout=5_000)   # the inbox
@@ -101,6 +101,7 @@ def test_asked_first_the_line_waits_for_an_ok_under_the_reply(qtbot, window):
     row.buttons["Accept"].click()
     qtbot.waitUntil(lambda: profile(window) == [("health", "Allergic to peanuts.")], timeout=5_000)
     qtbot.waitUntil(lambda: row.state == "accepted", timeout=5_000)
+    assert notice.property("state") == "noted"
     qtbot.waitUntil(lambda: window.tabs.tabText(profile_tab) == "Profile", timeout=5_000)
 
     engram.profiles.remove(engram.user, row.change.line.id)

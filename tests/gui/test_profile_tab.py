@@ -214,3 +214,19 @@ def test_open_file_makes_it_and_without_an_opener_shows_the_path_to_copy(qtbot, 
     tab.open_button.click()
     qtbot.waitUntil(lambda: len(opened) == 2, timeout=5_000)
     assert not tab.file_notice.isVisible()
+
+
+def test_undo_of_a_line_that_replaced_another_brings_the_older_one_back(qtbot, tab):
+    from engram.ui.profile_noted import NotedNotice
+
+    engram = engram_of(tab)
+    engram.profiles.note(engram.user, ProfileLine("Lives in Paris.", "identity", slot="home", by="rules"))
+    change = engram.profiles.note(engram.user, ProfileLine("Lives in Lyon.", "identity", slot="home", by="rules"))
+    assert file_lines(tab) == {"identity": ["Lives in Lyon."], "earlier": ["Lives in Paris."]}
+    notice = NotedNotice(tab, [change])
+    qtbot.addWidget(notice)
+    assert notice.text() == "Noted: Lives in Lyon. (instead of: Lives in Paris.)"
+    notice.rows[0].buttons["Undo"].click()
+    qtbot.waitUntil(lambda: notice.rows[0].state == "undone", timeout=5_000)
+    assert file_lines(tab) == {"identity": ["Lives in Paris."]}
+    qtbot.waitUntil(lambda: texts(tab) == ["Lives in Paris."], timeout=5_000)

@@ -88,6 +88,7 @@ class NotedRow(QWidget):
         for name, button in self.buttons.items():
             button.setVisible(name in visible)
             button.setEnabled(True)
+        self.notice.restyle()
 
     def _act(self, name: str) -> None:
         profile, change = self.notice.profile, self.change
@@ -122,9 +123,11 @@ class NotedNotice(QFrame):
         column = QVBoxLayout(self)
         column.setContentsMargins(8, 4, 4, 4)
         column.setSpacing(0)
-        self.rows = [NotedRow(self, change, live) for change in changes]
-        for row in self.rows:
-            column.addWidget(row)
+        self.rows: list[NotedRow] = []
+        for change in changes:
+            self.rows.append(NotedRow(self, change, live))
+            column.addWidget(self.rows[-1])
+        self.restyle()
         self.problem = QLabel()
         self.problem.setWordWrap(True)
         self.problem.setObjectName("NotedProblem")
@@ -133,6 +136,16 @@ class NotedNotice(QFrame):
             column.addWidget(self.problem)
         else:
             self.problem.hide()
+
+    def restyle(self) -> None:
+        """Amber while a line waits for an OK, green once noted, grey when all were taken back."""
+        states = {row.state for row in self.rows if hasattr(row, "state")}
+        state = ("proposed" if "proposed" in states else "noted" if states & {"noted", "accepted"}
+                 else "done" if states else "noted")
+        if self.property("state") != state:
+            self.setProperty("state", state)
+            self.style().unpolish(self)
+            self.style().polish(self)
 
     def text(self) -> str:
         """What the notice says, as plain text (for tests and screen readers)."""
