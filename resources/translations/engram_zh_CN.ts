@@ -259,6 +259,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>已在回复前搜索，且范围更广，因为你的消息问起了过去（{signs}；记忆搜索：{mode}）：{reach}。</translation>
     </message>
     <message>
+        <source>line #{id}, no longer in your profile</source>
+        <translation>条目 #{id}（已不在你的个人资料中）</translation>
+    </message>
+    <message>
         <source>Lines of your profile: {count} · {tokens} tokens</source>
         <translation>个人资料的条目：{count} · {tokens} 个 token</translation>
     </message>

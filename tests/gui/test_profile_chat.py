@@ -142,14 +142,23 @@ def test_the_context_tab_shows_the_profile_its_tokens_and_what_its_budget_left_o
     engram.settings.profile_tokens = 60
     engram.apply_settings({"profile_tokens"})
     say(qtbot, window, "Can you recommend a snack?")
+    left_out = "Left out to fit the profile's budget (the least important first): Has a cat called Miso"
+    qtbot.waitUntil(lambda: left_out in window.context.text(), timeout=5_000)    # once the tab read the file
     text = window.context.text()
     assert "Your profile" in text and "Lines of your profile: 1" in text
-    assert "Left out to fit the profile's budget (the least important first): Has a cat called Miso" in text
     assert str(engram.profiles.path(engram.user)) in text
     record = window.context.record
     assert f"profile\n{record.tokens['sections']['profile']}" in text and record.tokens["sections"]["profile"] > 0
     system = window.model.calls[-1][0]["content"]
     assert "Allergic to peanuts." in system and "Miso" not in system
+    # The record names the lines by id (their words are in the messages, where forgetting finds them).
+    assert "Miso" not in json.dumps(record.recall) and "peanuts" not in json.dumps(record.recall)
+
+    line_id = record.recall["profile"]["context"]["lines"][0]
+    engram.profiles.edit(engram.user, line_id, "Allergic to peanuts and cashews.")   # shown as the file says now
+    qtbot.waitUntil(lambda: "Allergic to peanuts and cashews." in window.context.text(), timeout=5_000)
+    engram.profiles.remove(engram.user, line_id)
+    qtbot.waitUntil(lambda: f"line #{line_id}, no longer in your profile" in window.context.text(), timeout=5_000)
 
 
 def test_the_settings_round_trip_and_apply_without_a_restart(qtbot, window, isolated_dirs):

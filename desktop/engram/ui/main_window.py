@@ -105,6 +105,8 @@ class MainWindow(QMainWindow):
         self.turn_controller.replied.connect(self._replied)
         self.profile.jump_requested.connect(self.jump_to)
         self.profile.waiting.connect(self._show_waiting)
+        self.context.profile_lines = lambda: {line.id: line.text for line in self.profile.lines()}
+        self.profile.loaded.connect(self.context.refresh)      # the profile's lines in words, as they are now
         self.turn_controller.adopted.connect(self._adopt_session)
         self.memories.jump_requested.connect(self.jump_to)
         self.memories.forgotten.connect(self._after_forgetting)

@@ -196,6 +196,7 @@ class ProfileTab(QWidget):
     jump_requested = Signal(str, int)      # the chat and message a line was learned from
     changed = Signal()                     # this tab changed the profile
     waiting = Signal(int)                  # how many lines wait for an OK, whenever the file is read
+    loaded = Signal()                      # the lines shown are the file's as read now
 
     def __init__(self, backend, parent=None):
         super().__init__(parent)
@@ -333,6 +334,7 @@ class ProfileTab(QWidget):
             self.column.addWidget(self.empty)
         self.column.addStretch(1)
         self.waiting.emit(sum(1 for line in doc.lines if line.category == PROPOSED))
+        self.loaded.emit()
         if self._edit_when_loaded is not None:
             line_id, self._edit_when_loaded = self._edit_when_loaded, None
             self.edit_line(line_id, reload=False)

@@ -68,7 +68,8 @@ def assemble(sections: Sequence[Section], text: str, default_prompt: str) -> lis
 
 def _profile_record(sections: Sequence[Section], learned: dict) -> dict:
     """The record's ``profile``: what the message added to it (``noted``, ``problem``) and, under
-    ``context``, what of it the model saw (line ids and words, those left out, the file)."""
+    ``context``, what of it the model saw: the ids of its lines and of those its budget left out
+    (ids, not words: the words are in the messages, where forgetting finds them), and its file."""
     seen = next((s.data for s in sections if s.slot == PROFILE), None)
     profile = learned | ({"context": seen} if seen else {})
     return {"profile": profile} if profile else {}
