@@ -1,6 +1,6 @@
 """Screenshots of the profile in the real window (run by hand, under Xvfb; not a test):
 
-    xvfb-run -s "-screen 0 1400x900x24" .venv/bin/python tests/gui/profile_screenshot.py /tmp/shots [zh_CN]
+    xvfb-run -s "-screen 0 1400x900x24" .venv/bin/python tests/gui/profile_screenshot.py /tmp/shots [dark] [zh_CN]
 
 The seeds' example on a fresh data folder with the real bundled models: "I'm allergic to peanuts."
 in one chat (the reply shows "Noted", with Undo and Edit), then "Can you recommend a snack?" in a
@@ -9,7 +9,7 @@ would add them (by hand in the file, one waiting for an OK, one that a newer one
 the Profile tab shows each kind. Then, with learning set to ask first, a new line waits for an OK
 under its reply. Saves profile-noted, profile-context, profile, profile-earlier, profile-edit,
 profile-waiting and profile-settings PNGs (with zh_CN: the window in Chinese, with Chinese words,
-suffixed -zh_CN).
+suffixed -zh_CN; with dark, as on a desktop set to dark, suffixed -dark).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/shots")
 LANGUAGE = "zh_CN" if "zh_CN" in sys.argv[2:] else "en"
+DARK = "dark" in sys.argv[2:]
 home = Path(tempfile.mkdtemp(prefix="engram-profile-shots-"))
 os.environ["ENGRAM_DATA_DIR"] = str(home / "data")
 os.environ["ENGRAM_CONFIG_DIR"] = str(home / "config")
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engram.core.profile.document import ProfileLine  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
+from engram.ui import theme  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402
 from waiting import wait  # noqa: E402
 
@@ -49,10 +51,12 @@ CONTENT = {
               "old": ("住在上海。", "搬家"), "new": ("住在杭州。", "搬到杭州"),
               "proposed": ("从 2019 年开始吃素。", "晚饭吃什么"), "edit": "对花生和腰果过敏。"},
 }[LANGUAGE]
-suffix = "" if LANGUAGE == "en" else f"-{LANGUAGE}"
+suffix = ("" if LANGUAGE == "en" else f"-{LANGUAGE}") + ("-dark" if DARK else "")
 app = QApplication([])
 window = create_window()
 window.resize(1380, 860)
+if DARK:
+    theme.restyle(app, dark=True)
 
 
 def settle(seconds=0.6):
