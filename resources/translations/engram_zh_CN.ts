@@ -1605,6 +1605,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>你也可以手动编辑这个文件：改动从你的下一条消息起生效，并立即显示在这里。</translation>
     </message>
     <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
         <source>&lt;b&gt;Your profile cannot be read.&lt;/b&gt; {why}</source>
         <translation>&lt;b&gt;无法读取你的个人资料。&lt;/b&gt;{why}</translation>
     </message>
@@ -1659,6 +1663,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Removed: {text}</source>
         <translation>已删除：{text}</translation>
+    </message>
+    <message>
+        <source>Back: {text}</source>
+        <translation>已恢复：{text}</translation>
     </message>
     <message>
         <source>Moved.</source>

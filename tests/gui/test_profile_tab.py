@@ -129,6 +129,10 @@ def test_edit_delete_move_accept_and_reject_change_the_file(qtbot, tab):
     qtbot.waitUntil(lambda: "identity" not in file_lines(tab), timeout=5_000)
     qtbot.waitUntil(lambda: "Lives in Lyon." not in texts(tab), timeout=5_000)
     assert "Removed: Lives in Lyon." in tab.status.text()
+    qtbot.waitUntil(lambda: not tab.undo_button.isHidden(), timeout=5_000)
+    tab.undo_button.click()                                          # deleted by mistake: back
+    qtbot.waitUntil(lambda: file_lines(tab).get("identity") == ["Lives in Lyon."], timeout=5_000)
+    qtbot.waitUntil(lambda: tab.undo_button.isHidden() and "Back: Lives in Lyon." in tab.status.text(), timeout=5_000)
 
 
 def test_an_empty_edit_or_escape_changes_nothing(qtbot, tab):

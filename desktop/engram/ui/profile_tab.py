@@ -245,10 +245,18 @@ class ProfileTab(QWidget):
         self.scroll.setWidget(self.inner)
         layout.addWidget(self.scroll, 1)
         self.empty = QLabel()
+        bottom = QHBoxLayout()
         self.status = QLabel()               # what the last action did
         self.status.setObjectName("Muted")
         self.status.setWordWrap(True)
-        layout.addWidget(self.status)
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        bottom.addWidget(self.status, 1)
+        self.undo_button = QPushButton(self.tr("Undo"))     # a line deleted here, back
+        self.undo_button.hide()
+        bottom.addWidget(self.undo_button)
+        layout.addLayout(bottom)
+        self._removed: ProfileLine | None = None
+        self.undo_button.clicked.connect(self.undo_remove)
 
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(lambda _: self._soon.start())
@@ -429,6 +437,8 @@ class ProfileTab(QWidget):
 
         def finished(result):
             self.status.setText(done_text)
+            self._removed = None
+            self.undo_button.hide()
             self.problem.hide()
             self.changed.emit()
             self.refresh()
@@ -458,8 +468,22 @@ class ProfileTab(QWidget):
                   line_id, old)
 
     def remove(self, line_id: int, text: str, done=None, failed=None) -> None:
+        def removed(change) -> None:
+            if change.line.category not in (PROPOSED, EARLIER):      # a line in use: it can come back
+                self._removed = change.line
+                self.undo_button.show()
+            if done is not None:
+                done(change)
+
         self._act(lambda e, user: e.profiles.remove(user, line_id),
-                  self.tr("Removed: {text}").format(text=text), line_id, text, done=done, failed=failed)
+                  self.tr("Removed: {text}").format(text=text), line_id, text, done=removed, failed=failed)
+
+    def undo_remove(self) -> None:
+        """The line deleted last, back under its heading (last of it: move it up if it mattered more)."""
+        line = self._removed
+        if line is not None:
+            self._act(lambda e, user: e.profiles.note(user, line), self.tr("Back: {text}").format(text=line.text),
+                      line.id, None)
 
     def move(self, line_id: int, text: str, steps: int) -> None:
         self._act(lambda e, user: e.profiles.move(user, line_id, steps), self.tr("Moved."), line_id, text)
