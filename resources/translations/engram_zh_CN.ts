@@ -171,6 +171,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>偏好</translation>
     </message>
     <message>
+        <source>profile</source>
+        <translation>个人资料</translation>
+    </message>
+    <message>
         <source>files</source>
         <translation>文件</translation>
     </message>
@@ -261,6 +265,42 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Searched before the reply, wider because your message asks about the past ({signs}; memory search: {mode}): {reach}.</source>
         <translation>已在回复前搜索，且范围更广，因为你的消息问起了过去（{signs}；记忆搜索：{mode}）：{reach}。</translation>
+    </message>
+    <message>
+        <source>line #{id}, no longer in your profile</source>
+        <translation>条目 #{id}（已不在你的个人资料中）</translation>
+    </message>
+    <message>
+        <source>Lines of your profile: {count} · {tokens} tokens</source>
+        <translation>个人资料的条目：{count} · {tokens} 个 token</translation>
+    </message>
+    <message>
+        <source>The whole profile was left out: the context had no room for it.</source>
+        <translation>整份个人资料都被省略了：上下文没有空间放下它。</translation>
+    </message>
+    <message>
+        <source>Left out to fit the profile&apos;s budget (the least important first): {lines}</source>
+        <translation>为符合个人资料的预算而省略（最不重要的先省略）：{lines}</translation>
+    </message>
+    <message>
+        <source>Not in the context: {why}</source>
+        <translation>未放入上下文：{why}</translation>
+    </message>
+    <message>
+        <source>Your message added: {lines}</source>
+        <translation>你的消息添加了：{lines}</translation>
+    </message>
+    <message>
+        <source>Nothing could be learned from your message: {why}</source>
+        <translation>无法从你的消息中学习：{why}</translation>
+    </message>
+    <message>
+        <source>From the file {path}</source>
+        <translation>来自文件 {path}</translation>
+    </message>
+    <message>
+        <source>Your profile</source>
+        <translation>你的个人资料</translation>
     </message>
     <message>
         <source>Context of reply #{id}</source>
@@ -542,6 +582,65 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
 </context>
 <context>
+    <name>LineRow</name>
+    <message>
+        <source>Delete this line from the history</source>
+        <translation>从历史中删除这一条</translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>Use this line in every chat from now on</source>
+        <translation>从现在起在每次对话中使用这一条</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Drop this line; it is not used</source>
+        <translation>丢弃这一条；不会使用它</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Change the words of this line</source>
+        <translation>修改这一条的内容</translation>
+    </message>
+    <message>
+        <source>Move up: more important</source>
+        <translation>上移：更重要</translation>
+    </message>
+    <message>
+        <source>Move down: less important</source>
+        <translation>下移：不那么重要</translation>
+    </message>
+    <message>
+        <source>Delete this line: Engram no longer keeps it in mind</source>
+        <translation>删除这一条：Engram 不再记住它</translation>
+    </message>
+    <message>
+        <source>until {date}</source>
+        <translation>截至 {date}</translation>
+    </message>
+    <message>
+        <source>The heading this line is under</source>
+        <translation>这一条所在的标题</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>stopped</source>
@@ -558,6 +657,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Memories</source>
         <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>个人资料</translation>
     </message>
     <message>
         <source>Files</source>
@@ -901,6 +1004,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>后台任务</translation>
     </message>
     <message>
+        <source>profile line</source>
+        <translation>个人资料条目</translation>
+    </message>
+    <message>
         <source>file name</source>
         <translation>文件名</translation>
     </message>
@@ -943,6 +1050,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>preference {key}</source>
         <translation>偏好 {key}</translation>
+    </message>
+    <message>
+        <source>profile: line #{line}</source>
+        <translation>个人资料：条目 #{line}</translation>
     </message>
     <message>
         <source>chat {session}: {name}</source>
@@ -1216,6 +1327,68 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
 </context>
 <context>
+    <name>NotedNotice</name>
+    <message>
+        <source>Not noted in your profile: {why}</source>
+        <translation>未记入你的个人资料：{why}</translation>
+    </message>
+</context>
+<context>
+    <name>NotedRow</name>
+    <message>
+        <source>Accept</source>
+        <translation>接受</translation>
+    </message>
+    <message>
+        <source>Keep this in mind in every chat</source>
+        <translation>在每次对话中记住这一点</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Drop it: Engram does not keep this in mind</source>
+        <translation>丢弃：Engram 不会记住这一点</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Take this back out of your profile</source>
+        <translation>把这一条从你的个人资料中撤回</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Change it in the Profile tab</source>
+        <translation>在“个人资料”标签页中修改</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Noted:&lt;/b&gt; {text}</source>
+        <translation>&lt;b&gt;已记住：&lt;/b&gt;{text}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Waiting for your OK:&lt;/b&gt; {text}</source>
+        <translation>&lt;b&gt;等你确认：&lt;/b&gt;{text}</translation>
+    </message>
+    <message>
+        <source>&lt;s&gt;{text}&lt;/s&gt; (taken back)</source>
+        <translation>&lt;s&gt;{text}&lt;/s&gt;（已撤回）</translation>
+    </message>
+    <message>
+        <source>&lt;s&gt;{text}&lt;/s&gt; (not noted)</source>
+        <translation>&lt;s&gt;{text}&lt;/s&gt;（未记住）</translation>
+    </message>
+    <message>
+        <source>(instead of: {old})</source>
+        <translation>（取代：{old}）</translation>
+    </message>
+</context>
+<context>
     <name>Notice</name>
     <message>
         <source>Dismiss</source>
@@ -1347,6 +1520,189 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
+    </message>
+</context>
+<context>
+    <name>ProfileTab</name>
+    <message>
+        <source>Health</source>
+        <translation>健康</translation>
+    </message>
+    <message>
+        <source>Who I am</source>
+        <translation>关于我</translation>
+    </message>
+    <message>
+        <source>Family and people</source>
+        <translation>家人和朋友</translation>
+    </message>
+    <message>
+        <source>Food</source>
+        <translation>饮食</translation>
+    </message>
+    <message>
+        <source>Fears and limits</source>
+        <translation>害怕和不能做的</translation>
+    </message>
+    <message>
+        <source>How to answer me</source>
+        <translation>怎样回答我</translation>
+    </message>
+    <message>
+        <source>Commitments and deadlines</source>
+        <translation>约定和截止日期</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Waiting for your OK</source>
+        <translation>等你确认</translation>
+    </message>
+    <message>
+        <source>Earlier</source>
+        <translation>以前</translation>
+    </message>
+    <message>
+        <source>chat “{title}”</source>
+        <translation>对话“{title}”</translation>
+    </message>
+    <message>
+        <source>You said it in {chat}</source>
+        <translation>你在{chat}中说过</translation>
+    </message>
+    <message>
+        <source>From imported {chat}</source>
+        <translation>来自导入的{chat}</translation>
+    </message>
+    <message>
+        <source>a chat</source>
+        <translation>某个对话</translation>
+    </message>
+    <message>
+        <source>Learned by the model in {chat}</source>
+        <translation>模型在{chat}中记下</translation>
+    </message>
+    <message>
+        <source>Learned by the model</source>
+        <translation>由模型记下</translation>
+    </message>
+    <message>
+        <source>Written by hand</source>
+        <translation>手动写入</translation>
+    </message>
+    <message>
+        <source>Added by another program</source>
+        <translation>由其他程序添加</translation>
+    </message>
+    <message>
+        <source>What Engram keeps in mind about you in every chat, the most important first.</source>
+        <translation>Engram 在每次对话中都会记住的关于你的内容，最重要的在前。</translation>
+    </message>
+    <message>
+        <source>Open file</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>Open your profile&apos;s markdown file in your editor</source>
+        <translation>在编辑器中打开你的个人资料 Markdown 文件</translation>
+    </message>
+    <message>
+        <source>You can edit the file by hand too: what you change there is used from your next message on, and shows here at once.</source>
+        <translation>你也可以手动编辑这个文件：改动从你的下一条消息起生效，并立即显示在这里。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Your profile cannot be read.&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;无法读取你的个人资料。&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Nothing yet. Tell Engram about yourself in a chat (“I&apos;m allergic to peanuts”, “Please keep answers short”), or open the file and write a line under a heading.</source>
+        <translation>还没有内容。在对话中告诉 Engram 关于你的事（“我对花生过敏”“以后请回答得简短些”），或者打开文件，在某个标题下写一行。</translation>
+    </message>
+    <message>
+        <source>Engram noticed these in your messages; they are not used until you accept them.</source>
+        <translation>Engram 从你的消息中注意到了这些；在你接受之前不会使用。</translation>
+    </message>
+    <message>
+        <source>What newer lines replaced: kept for the record, not used</source>
+        <translation>被更新的内容取代的条目：留作记录，不再使用</translation>
+    </message>
+    <message>
+        <source>That line is no longer in your profile.</source>
+        <translation>这一条已不在你的个人资料中。</translation>
+    </message>
+    <message>
+        <source>the line was changed in the file meanwhile; nothing was done</source>
+        <translation>这一条在此期间已在文件中被修改；未做任何更改</translation>
+    </message>
+    <message>
+        <source>see the line as it is now, and try again</source>
+        <translation>查看这一条现在的内容，然后重试</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Not changed.&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;未更改。&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>Engram&apos;s data is not open</source>
+        <translation>Engram 的数据尚未打开</translation>
+    </message>
+    <message>
+        <source>A line needs some words; to drop it, use ✕.</source>
+        <translation>一条内容不能为空；要删除它，请点 ✕。</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>Removed: {text}</source>
+        <translation>已删除：{text}</translation>
+    </message>
+    <message>
+        <source>Back: {text}</source>
+        <translation>已恢复：{text}</translation>
+    </message>
+    <message>
+        <source>Moved.</source>
+        <translation>已移动。</translation>
+    </message>
+    <message>
+        <source>Accepted: {text}</source>
+        <translation>已接受：{text}</translation>
+    </message>
+    <message>
+        <source>Undone: {text}</source>
+        <translation>已撤销：{text}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The file could not be made.&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;无法创建文件。&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Copied.</source>
+        <translation>已复制。</translation>
+    </message>
+    <message>
+        <source>No program here opens markdown files. Your profile is the file&lt;br&gt;&lt;code&gt;{path}&lt;/code&gt;&lt;br&gt;Open it in any text editor.</source>
+        <translation>这台电脑上没有能打开 Markdown 文件的程序。你的个人资料是这个文件&lt;br&gt;&lt;code&gt;{path}&lt;/code&gt;&lt;br&gt;可以用任意文本编辑器打开。</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
     </message>
 </context>
 <context>
@@ -1770,6 +2126,14 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>开启：先推理，推理过程折叠显示在回复上方</translation>
     </message>
     <message>
+        <source>Automatically (each shown, with Undo)</source>
+        <translation>自动（每次都会显示，可撤销）</translation>
+    </message>
+    <message>
+        <source>Ask me first</source>
+        <translation>先问我</translation>
+    </message>
+    <message>
         <source>Integrations</source>
         <translation>集成</translation>
     </message>
@@ -1790,8 +2154,28 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>匹配程度相近的记忆中，较新的排在前面：一条记忆过了这么多天，其新近程度只算一半。</translation>
     </message>
     <message>
+        <source>What you say about yourself (“I&apos;m allergic to peanuts”, “Please keep answers short”) goes into your profile, which Engram keeps in mind in every chat. Asked first, it waits in the Profile tab for your OK.</source>
+        <translation>你说的关于自己的事（“我对花生过敏”“以后请回答得简短些”）会记入你的个人资料，Engram 在每次对话中都会记住。选择“先问我”时，它会在“个人资料”标签页中等你确认。</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个 token</translation>
+    </message>
+    <message>
+        <source>The profile&apos;s share of every prompt; when it is longer, its most important lines go first and the Context tab names the others.</source>
+        <translation>个人资料在每次提示中所占的份额；超出时，最重要的条目优先，其余的在“上下文”标签页中列出。</translation>
+    </message>
+    <message>
         <source>Newer first (half-life)</source>
         <translation>新的优先（半衰期）</translation>
+    </message>
+    <message>
+        <source>Learn about me from what I say</source>
+        <translation>从我说的话中了解我</translation>
+    </message>
+    <message>
+        <source>Profile budget</source>
+        <translation>个人资料预算</translation>
     </message>
     <message>
         <source>Use a server</source>

@@ -7,7 +7,8 @@ search), except that the second speaker of each conversation is stored as the as
 REPLY_WEIGHT lowers half of all turns, including the evidence of every question about that
 speaker. Prints recall@5/@10 of the search alone and after recall's reordering
 (engram.core.conversation.recall.persons_words_first) of its 50 best with each of --weights, overall and for
-questions whose evidence the first speaker said versus the second.
+questions whose evidence the first speaker said versus the second; and, last, with replies of a few
+words dropped as recall drops them (``hollow``: "Yes!", "OK" said by the assistant).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from metrics import mean, normalise_dia_ids, unit_recall  # noqa: E402
 
 from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
-from engram.core.conversation.recall import REPLY_WEIGHT, persons_words_first  # noqa: E402
+from engram.core.conversation.recall import REPLY_WEIGHT, hollow, persons_words_first  # noqa: E402
 from engram.core.memory.records import NewMemory  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
 
@@ -67,7 +68,9 @@ def main() -> None:
                 group = "by the person" if said_by == {"user"} else "by the 'assistant'" if said_by == {
                     "assistant"} else "by both"
                 hits = run.search("default", DEFAULT, qa["question"], Scope(user=user))
-                for name, ranked in [("search", hits)] + [(f"x{w}", persons_words_first(hits, w)) for w in args.weights]:
+                reordered = [(f"x{w}", persons_words_first(hits, w)) for w in args.weights]
+                for name, ranked in [("search", hits), *reordered,
+                                     ("no-hollow", [h for h in reordered[0][1] if not hollow(h)])]:
                     units = [normalise_dia_ids([h.memory.source["dia_id"]]) for h in ranked]
                     for k in (5, 10):
                         value = unit_recall(units, evidence, k)
@@ -79,7 +82,7 @@ def main() -> None:
     groups = sorted({key.split(" ", 1)[1].rsplit("@", 1)[0] for key in scores})
     for group in groups:
         figures = "   ".join(f"{name} {mean(scores[f'{name} {group}@5']):.3f} / {mean(scores[f'{name} {group}@10']):.3f}"
-                             for name in ["search"] + [f"x{w}" for w in args.weights])
+                             for name in ["search"] + [f"x{w}" for w in args.weights] + ["no-hollow"])
         print(f"  {group:<20} ({len(scores[f'search {group}@5']):>4} questions)  {figures}")
 
 

@@ -156,4 +156,6 @@ def test_forget_everywhere_removes_the_profile_lines_that_hold_the_words(make_en
     assert len(places) == 2 and places[0].where.startswith("profile: line #")
     forget_everywhere(engram, "peanuts", engram.user)
     assert [line.text for line in engram.profiles.read(engram.user).lines] == ["Has a cat."]
+    (recall,) = engram.db.query_one("SELECT recall FROM turns")      # what the profile noted, in the record
+    assert "peanut" not in recall.lower() and "[forgotten]" in recall
     assert "peanut" not in engram.profiles.path(engram.user).read_text().lower()

@@ -83,41 +83,22 @@ def _path(args) -> int:
         return 0
 
 
-def _add(args) -> int:
-    engram, user = _open(args)
-    with engram:
-        change = engram.profiles.note(user, ProfileLine(args.text, args.category, importance=args.importance,
-                                                        by="hand", source="engram profile add"))
-        print(f"[{change.line.id}] {change.line.text}" if change else "the profile already says this")
-        return 0
+def _changing(change):
+    """A command that changes the profile: opens it, runs ``change(profiles, user, args)`` and
+    prints the line as it is now (or what the change returned instead)."""
+    def run(args) -> int:
+        engram, user = _open(args)
+        with engram:
+            done = change(engram.profiles, user, args)
+            print(f"{'removed ' if done.action == 'removed' else ''}[{done.line.id}] {done.line.text}"
+                  if done is not None else "the profile already says this")
+            return 0
+    return run
 
 
-def _edit(args) -> int:
-    engram, user = _open(args)
-    with engram:
-        change = engram.profiles.edit(user, args.id, args.text)
-        print(f"[{change.line.id}] {change.line.text}")
-        return 0
-
-
-def _remove(args) -> int:
-    engram, user = _open(args)
-    with engram:
-        change = engram.profiles.remove(user, args.id)
-        print(f"removed [{change.line.id}] {change.line.text}")
-        return 0
-
-
-def _move(args) -> int:
-    engram, user = _open(args)
-    with engram:
-        engram.profiles.move(user, args.id, args.steps)
-        return 0
-
-
-def _accept(args) -> int:
-    engram, user = _open(args)
-    with engram:
-        change = engram.profiles.accept(user, args.id)
-        print(f"[{change.line.id}] {change.line.text}")
-        return 0
+_add = _changing(lambda profiles, user, args: profiles.note(user, ProfileLine(
+    args.text, args.category, importance=args.importance, by="hand", source="engram profile add")))
+_edit = _changing(lambda profiles, user, args: profiles.edit(user, args.id, args.text))
+_remove = _changing(lambda profiles, user, args: profiles.remove(user, args.id))
+_move = _changing(lambda profiles, user, args: profiles.move(user, args.id, args.steps))
+_accept = _changing(lambda profiles, user, args: profiles.accept(user, args.id))

@@ -144,7 +144,7 @@ def forget_memory(engram: "Engram", memory_id: int, *, actor: Actor | str = Acto
 
 def _redact_turns_recalling(conn, sql, user: str, ids: list[int], pattern: re.Pattern) -> int:
     rows = conn.execute(
-        "SELECT t.id, t.messages, t.recalled, t.tool_calls FROM turns t JOIN sessions s ON s.id = t.session_id"
+        "SELECT t.id, t.messages, t.recalled, t.tool_calls, t.recall FROM turns t JOIN sessions s ON s.id = t.session_id"
         f" WHERE s.user = ? AND EXISTS (SELECT 1 FROM {sql.objects('t.recalled', 'r')}"
         f" WHERE {sql.json_int('r.value', 'id')} IN (SELECT value FROM {sql.ints('?', 'forgotten')}))",
         (user, json.dumps(ids))).fetchall()
@@ -154,9 +154,12 @@ def _redact_turns_recalling(conn, sql, user: str, ids: list[int], pattern: re.Pa
 
 
 def _rewrite_turn(conn, turn_id: int, columns: list[str], pattern: re.Pattern) -> None:
-    messages, recalled, tool_calls = (json.dumps(redact(json.loads(c), pattern), ensure_ascii=False) for c in columns)
-    conn.execute("UPDATE turns SET messages = ?, recalled = ?, tool_calls = ? WHERE id = ?",
-                 (messages, recalled, tool_calls, turn_id))
+    """The turn's record with the words redacted wherever they stand: what the model saw, what was
+    recalled, the tool calls, and why recall ran (which holds what the profile noted)."""
+    messages, recalled, tool_calls, recall = (json.dumps(redact(json.loads(c), pattern), ensure_ascii=False)
+                                              for c in columns)
+    conn.execute("UPDATE turns SET messages = ?, recalled = ?, tool_calls = ?, recall = ? WHERE id = ?",
+                 (messages, recalled, tool_calls, recall, turn_id))
 
 
 # -- a text, everywhere ----------------------------------------------------------------------------
@@ -255,7 +258,7 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
         if holds(content):
             places.append(Place("message", {"session": session_id, "message": message_id}, (message_id,)))
     for turn_id, session_id, *columns in q(
-            "SELECT id, session_id, messages, recalled, tool_calls FROM turns"
+            "SELECT id, session_id, messages, recalled, tool_calls, recall FROM turns"
             f" WHERE session_id IN (SELECT value FROM {sql.texts('?', 's')})", (ids,)):
         if any(holds(c, in_json) for c in columns):
             places.append(Place("turn record", {"session": session_id, "turn": turn_id}, (turn_id,)))
@@ -360,7 +363,8 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
             conn.execute("UPDATE sessions SET title = ? WHERE id = ?", (pattern.sub(FORGOTTEN, _title(conn, place)),
                                                                           place.key[0]))
         for place in by_kind.get("turn record", []):
-            row = conn.execute("SELECT messages, recalled, tool_calls FROM turns WHERE id = ?", place.key).fetchone()
+            row = conn.execute("SELECT messages, recalled, tool_calls, recall FROM turns WHERE id = ?",
+                               place.key).fetchone()
             _rewrite_turn(conn, place.key[0], list(row), pattern)
         for place in by_kind.get("memory history", []):
             conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",

@@ -84,6 +84,7 @@ class Bubble(QFrame):
         layout.addWidget(self.reasoning)
         self.body = MarkdownView(text)
         layout.addWidget(self.body)
+        self.footers: list[QWidget] = []
         self._timer = QTimer(self, singleShot=True, interval=RENDER_MS)
         self._timer.timeout.connect(self._render)
 
@@ -122,6 +123,11 @@ class Bubble(QFrame):
         self.style().unpolish(self)
         self.style().polish(self)
         self.note.setText(note)
+
+    def add_footer(self, widget: QWidget) -> None:
+        """A widget under the message, e.g. what the message added to the person's profile."""
+        self.layout().addWidget(widget)
+        self.footers.append(widget)
 
     def set_memories_used(self, count: int) -> None:
         self.badge.setText(self.tr("◆ used %n memories", "", count))

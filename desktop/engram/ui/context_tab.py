@@ -5,6 +5,7 @@ timings of the turn."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
@@ -36,6 +37,7 @@ TOKEN_TOTALS = {"user": QT_TRANSLATE_NOOP("ContextTab", "your message"),
 # The context's sections, as the turn engine names them (others are shown as they are named).
 SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
                  "preferences": QT_TRANSLATE_NOOP("ContextTab", "preferences"),
+                 "profile": QT_TRANSLATE_NOOP("ContextTab", "profile"),
                  "files": QT_TRANSLATE_NOOP("ContextTab", "files"),
                  "tools": QT_TRANSLATE_NOOP("ContextTab", "tools"),
                  "summary": QT_TRANSLATE_NOOP("ContextTab", "summary"),
@@ -134,8 +136,56 @@ def _heading(text: str) -> str:
     return f"<h4>{text}</h4>"
 
 
-def render(record) -> str:
-    """The turn record as HTML (a plain function, so it is easy to test and to read)."""
+def _profile(record, lines: dict[int, str]) -> str:
+    """The profile's part of the context: its lines, its tokens, what its budget left out, where
+    its file is; and what the person's message added to it (empty for records without a profile).
+    The record names lines by id; ``lines`` has their words as the profile says them now."""
+    translate = QCoreApplication.translate
+
+    def words(line_id) -> str:
+        return lines.get(line_id) or translate("ContextTab", "line #{id}, no longer in your profile").format(
+            id=line_id)
+
+    profile = record.recall.get("profile") if isinstance(record.recall, dict) else None
+    if not isinstance(profile, dict):
+        return ""
+    seen = profile.get("context") if isinstance(profile.get("context"), dict) else {}
+    sections = record.tokens.get("sections") if isinstance(record.tokens.get("sections"), dict) else {}
+    texts = [words(line_id) for line_id in seen.get("lines") or []]
+    parts = []
+    if seen:
+        parts.append("<div>" + html.escape(translate("ContextTab", "Lines of your profile: {count} · {tokens} tokens")
+                                           .format(count=len(seen.get("lines") or []),
+                                                   tokens=_number(sections.get("profile", 0)))) + "</div>")
+    if "profile" in (record.tokens.get("cut") or []):
+        parts.append("<div style='color:#b7791f'>" + html.escape(translate(
+            "ContextTab", "The whole profile was left out: the context had no room for it.")) + "</div>")
+    if texts:
+        parts.append("<ul style='margin:2px 0'>" + "".join(f"<li>{html.escape(text)}</li>" for text in texts)
+                     + "</ul>")
+    if left_out := [words(line_id) for line_id in seen.get("left_out") or []]:
+        parts.append("<div style='color:#b7791f'>" + html.escape(translate(
+            "ContextTab", "Left out to fit the profile's budget (the least important first): {lines}").format(
+            lines="; ".join(left_out))) + "</div>")
+    if problem := seen.get("problem"):
+        parts.append("<div style='color:#c0392b'>" + html.escape(translate(
+            "ContextTab", "Not in the context: {why}").format(why=problem)) + "</div>")
+    noted = [item for item in profile.get("noted") or [] if isinstance(item, dict)]
+    if noted:
+        parts.append("<div>" + html.escape(translate("ContextTab", "Your message added: {lines}").format(
+            lines="; ".join(str(item.get("text", "")) for item in noted))) + "</div>")
+    if problem := profile.get("problem"):
+        parts.append("<div style='color:#c0392b'>" + html.escape(translate(
+            "ContextTab", "Nothing could be learned from your message: {why}").format(why=problem)) + "</div>")
+    if file := seen.get("file"):
+        parts.append("<div style='color:gray'>" + html.escape(translate("ContextTab", "From the file {path}").format(
+            path=file)) + "</div>")
+    return _heading(translate("ContextTab", "Your profile")) + "".join(parts) if parts else ""
+
+
+def render(record, profile_lines: dict[int, str] | None = None) -> str:
+    """The turn record as HTML (a plain function, so it is easy to test and to read);
+    ``profile_lines``: the profile's lines by id, as its file says them now."""
     translate = QCoreApplication.translate
     header = translate("ContextTab", "Context of reply #{id}").format(id=record.reply_message_id)
     counts = translate("ContextTab", "messages sent: {sent} · memories recalled: {recalled}").format(
@@ -144,6 +194,7 @@ def render(record) -> str:
              f"{html.escape(record.created_at.replace('T', ' ')[:19])} · {counts}</div>"]
     if record.tokens:
         parts.append(_heading(translate("ContextTab", "Tokens by section")) + _tokens(record.tokens))
+    parts.append(_profile(record, profile_lines or {}))
     if record.timings:
         parts.append(_heading(translate("ContextTab", "Timings")) + _table(
             [(shown(TIMING_NAMES[name]) if name in TIMING_NAMES else str(name).replace("_", " "), _timing(name, value))
@@ -196,11 +247,19 @@ class ContextTab(QWidget):
         self.view.setOpenLinks(False)
         layout.addWidget(self.view, 1)
         self.record = None
+        self.profile_lines: Callable[[], dict[int, str]] = dict     # the profile's lines by id, read already
         self.show_record(None)
 
     def show_record(self, record) -> None:
         self.record = record
-        self.view.setHtml(render(record) if record is not None else self.tr(EMPTY))
+        self.view.setHtml(render(record, self.profile_lines()) if record is not None else self.tr(EMPTY))
+
+    def refresh(self) -> None:
+        """Show the record again (the profile's lines were read anew), where it was scrolled to."""
+        if self.record is not None:
+            at = self.view.verticalScrollBar().value()
+            self.show_record(self.record)
+            self.view.verticalScrollBar().setValue(at)
 
     def show_error(self, text: str) -> None:
         self.record = None

@@ -1,5 +1,5 @@
-"""The main window: sessions on the left, the chat in the centre, Memories / Files / Context on the
-right, model state and memory health below. It only wires widgets to engram.core calls, which all
+"""The main window: sessions on the left, the chat in the centre, Memories / Profile / Files / Context
+on the right, model state and memory health below. It only wires widgets to engram.core calls, which all
 run on the backend's worker threads."""
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
 from engram.ui.memories_tab import MemoriesTab
 from engram.ui.notice import Notice, explain
+from engram.ui.profile_noted import NotedNotice, changes_of
+from engram.ui.profile_tab import ProfileTab
 from engram.ui.settings_integrations import ApiHost
 from engram.ui.sessions_panel import SessionsPanel
 from engram.ui.status_bar import StatusBar
@@ -41,6 +43,7 @@ class MainWindow(QMainWindow):
         self.chat = ChatPanel()
         self.tabs = QTabWidget()
         self.memories = MemoriesTab(backend)
+        self.profile = ProfileTab(backend)
         self.files = FilesTab(backend)
         self.context = ContextTab()
         # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
@@ -60,6 +63,7 @@ class MainWindow(QMainWindow):
     def _lay_out(self) -> None:
         """Sessions | the chat (a notice above it) | the tabs, and the status bar below."""
         self.tabs.addTab(self.memories, self.tr("Memories"))
+        self.tabs.addTab(self.profile, self.tr("Profile"))
         self.tabs.addTab(self.files, self.tr("Files"))
         self.tabs.addTab(self.context, self.tr("Context"))
         centre = QWidget()
@@ -98,7 +102,11 @@ class MainWindow(QMainWindow):
         self.chat.view.retry_requested.connect(self.retry)
         self.chat.view.context_requested.connect(self.show_context)
         self.chat.view.copied.connect(lambda: self.status.showMessage(self.tr("Copied to the clipboard"), 2000))
-        self.turn_controller.replied.connect(lambda result: self.context.show_record(result.record))
+        self.turn_controller.replied.connect(self._replied)
+        self.profile.jump_requested.connect(self.jump_to)
+        self.profile.waiting.connect(self._show_waiting)
+        self.context.profile_lines = lambda: {line.id: line.text for line in self.profile.lines()}
+        self.profile.loaded.connect(self.context.refresh)      # the profile's lines in words, as they are now
         self.turn_controller.adopted.connect(self._adopt_session)
         self.memories.jump_requested.connect(self.jump_to)
         self.memories.forgotten.connect(self._after_forgetting)
@@ -118,6 +126,7 @@ class MainWindow(QMainWindow):
         self.status.set_model_state("loading")
         engram.outbox.start()
         self.files.attach(engram)
+        self.profile.attach(engram)
         self.sessions.trash = str(engram.data_dir / TRASH_DIR)
         self.show_embedding_problem(engram.embedding_problem)
         self.refresh_sessions()
@@ -220,6 +229,7 @@ class MainWindow(QMainWindow):
         self.refresh_sessions()
         self.memories.refresh()
         self.files.refresh()
+        self.profile.refresh()
 
     def _after_forgetting(self) -> None:
         """Forget everywhere changed chats' words, titles and folders: show them as they are now."""
@@ -247,12 +257,14 @@ class MainWindow(QMainWindow):
         def load(engram):
             session = engram.sessions.get(session_id)
             messages = engram.sessions.messages(session_id, roles=("user", "assistant"))
-            recalled = {r.reply_message_id: len(r.recalled) for r in engram.turns.for_session(session_id)}
-            return session, messages, recalled
+            records = engram.turns.for_session(session_id)
+            recalled = {r.reply_message_id: len(r.recalled) for r in records}
+            noted = {r.reply_message_id: found for r in records if (found := changes_of(r)) != ([], "")}
+            return session, messages, recalled, noted
 
         self.backend.disk(load, returned=lambda loaded: self._show_session(*loaded, reveal=reveal))
 
-    def _show_session(self, session, messages, recalled, reveal=None) -> None:
+    def _show_session(self, session, messages, recalled, noted, reveal=None) -> None:
         self.session = session
         self.chat.title.setText(session.title or self.tr("New chat"))
         self.chat.view.clear()
@@ -260,6 +272,8 @@ class MainWindow(QMainWindow):
             bubble = self.chat.view.add(message.role, message.content, message.id)
             if message.role == "assistant":
                 bubble.set_memories_used(recalled.get(message.id, 0))
+                if message.id in noted:
+                    self.show_noted(bubble, *noted[message.id], live=False)
                 if message.status != "complete":
                     bubble.set_status(message.status, status_note(message.status))
         if not messages:
@@ -344,6 +358,33 @@ class MainWindow(QMainWindow):
             self.files.set_folder(session.folder)
             self.memories.set_session(session.id)
         self.refresh_sessions()
+
+    def _replied(self, result) -> None:
+        """A reply is stored: its context in the Context tab, and under it what the person's
+        message added to their profile (with Undo), or why nothing could be."""
+        self.context.show_record(result.record)
+        _, problem = changes_of(result.record)
+        if result.noted or problem:
+            bubble = self.chat.view.find(result.reply.id)
+            if bubble is not None:
+                self.show_noted(bubble, list(result.noted), problem, live=True)
+            self.profile.refresh()
+
+    def _show_waiting(self, count: int) -> None:
+        """The Profile tab's name says how many lines wait for the person's OK."""
+        name = self.tr("Profile")
+        self.tabs.setTabText(self.tabs.indexOf(self.profile), f"{name} ({count})" if count else name)
+
+    def show_noted(self, bubble, changes: list, problem: str = "", live: bool = True) -> NotedNotice:
+        notice = NotedNotice(self.profile, changes, problem, live)
+        notice.edit_requested.connect(self.edit_profile_line)
+        bubble.add_footer(notice)
+        return notice
+
+    def edit_profile_line(self, line_id: int) -> None:
+        """The Profile tab, with line ``line_id`` open for editing."""
+        self.tabs.setCurrentWidget(self.profile)
+        self.profile.edit_line(line_id)
 
     def show_context(self, bubble) -> None:
         self.tabs.setCurrentWidget(self.context)

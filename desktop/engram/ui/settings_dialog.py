@@ -36,6 +36,9 @@ THINKING_CHOICES = {"off": QT_TRANSLATE_NOOP("SettingsDialog", "Off: reasoning m
                     "on": QT_TRANSLATE_NOOP("SettingsDialog", "On: they reason first, shown folded above the reply")}
 SENSITIVE_CHOICES = {"keep": QT_TRANSLATE_NOOP("SettingsDialog", "Keep them as written"),
                      "mask": QT_TRANSLATE_NOOP("SettingsDialog", "Mask them before they are stored")}
+LEARNING_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatically (each shown, with Undo)"),
+                    "ask": QT_TRANSLATE_NOOP("SettingsDialog", "Ask me first"),
+                    "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
 DETAIL_NAMES = {"brief": QT_TRANSLATE_NOOP("SettingsDialog", "brief"),
                 "normal": QT_TRANSLATE_NOOP("SettingsDialog", "normal"),
                 "detailed": QT_TRANSLATE_NOOP("SettingsDialog", "detailed")}
@@ -206,6 +209,13 @@ class SettingsDialog(QDialog):
                                                                   " passport-like numbers in what you write."))
         self.system_prompt = QPlainTextEdit()
         self.system_prompt.setMaximumHeight(90)
+        self.profile_learning = self._choices(LEARNING_CHOICES, self.tr(
+            "What you say about yourself (“I'm allergic to peanuts”, “Please keep answers short”) goes into your"
+            " profile, which Engram keeps in mind in every chat. Asked first, it waits in the Profile tab for"
+            " your OK."))
+        self.profile_tokens = QSpinBox(minimum=50, maximum=8000, singleStep=50, suffix=self.tr(" tokens"))
+        self.profile_tokens.setToolTip(self.tr("The profile's share of every prompt; when it is longer, its most"
+                                               " important lines go first and the Context tab names the others."))
         form.addRow(self.tr("Search memories"), self.search_time)
         form.addRow(self.tr("Trigger words"), self.triggers)
         form.addRow(self.tr("Max recalled memories"), self.max_results)
@@ -216,6 +226,8 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Store memories as"), self.storage_scope)
         form.addRow(self.tr("Recall from"), self.search_scope)
         form.addRow(self.tr("Note facts and preferences"), self.distill)
+        form.addRow(self.tr("Learn about me from what I say"), self.profile_learning)
+        form.addRow(self.tr("Profile budget"), self.profile_tokens)
         form.addRow(self.tr("Sensitive details"), self.sensitive)
         form.addRow(self.tr("System prompt"), self.system_prompt)
         scope_note = QLabel(self.tr("“user” recalls across all your chats; “user,session” only within the open"
@@ -353,6 +365,8 @@ class SettingsDialog(QDialog):
                 combo.addItem(value)
             combo.setCurrentText(value)
         self.distill.setCurrentIndex(max(0, self.distill.findData(s.distill_memories)))
+        self.profile_learning.setCurrentIndex(max(0, self.profile_learning.findData(s.profile_learning)))
+        self.profile_tokens.setValue(s.profile_tokens)
         self.system_prompt.setPlainText(s.system_prompt)
         if self.ui_language.findData(s.ui_language) < 0:      # written by hand: shown as it is
             self.ui_language.addItem(s.ui_language, s.ui_language)
@@ -387,7 +401,8 @@ class SettingsDialog(QDialog):
                 "ui_language": self.ui_language.currentData(), "chat_tools": self.tools.currentData(),
                 "chat_thinking": self.thinking.currentData(),
                 "recall_triggers_en": self.triggers.words()[0], "recall_triggers_zh": self.triggers.words()[1],
-                "sensitive_details": self.sensitive.currentData(), "database_url": self.server.value()}
+                "sensitive_details": self.sensitive.currentData(), "database_url": self.server.value(),
+                "profile_learning": self.profile_learning.currentData(), "profile_tokens": self.profile_tokens.value()}
 
     def preferences(self) -> dict:
         return {"language": self.language.text().strip(), "tone": self.tone.text().strip(),

@@ -68,6 +68,15 @@ def assemble(sections: Sequence[Section], text: str, default_prompt: str) -> lis
     return head + window + [{"role": "user", "content": "\n\n".join([*blocks, text])}]
 
 
+def _profile_record(sections: Sequence[Section], learned: dict) -> dict:
+    """The record's ``profile``: what the message added to it (``noted``, ``problem``) and, under
+    ``context``, what of it the model saw: the ids of its lines and of those its budget left out
+    (ids, not words: the words are in the messages, where forgetting finds them), and its file."""
+    seen = next((s.data for s in sections if s.slot == PROFILE), None)
+    profile = learned | ({"context": seen} if seen else {})
+    return {"profile": profile} if profile else {}
+
+
 class TurnEngine:
     def __init__(self, sessions: Sessions, turns: Turns, store: MemoryStore, outbox: Outbox,
                  chat_model: Callable[[], ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
@@ -181,7 +190,7 @@ class TurnEngine:
                             + turn.recalled,
                             tokens=self._tokens(sections, user_tokens, budget, generations, cut),
                             timings=self._timings(sections, turn, generations, started, context_ms, first_token[0]),
-                            tool_calls=tool_calls, recall=turn.recall | ({"profile": learned} if learned else {}))
+                            tool_calls=tool_calls, recall=turn.recall | _profile_record(sections, learned))
         with self.sessions.db.transaction() as conn:
             reply = self.sessions.add_message(session_id, "assistant", shown.text.strip(), status, conn=conn)
             # Only now do the replaced replies go: SQLite gives a new row the largest id plus one,

@@ -97,6 +97,19 @@ class Profiles:
             self._cache[user] = _Cached(stamp, doc)
             return doc
 
+    def ensure_file(self, user: str) -> Path:
+        """The person's file, written first (its title and how to edit it) when there is none yet:
+        to open in an editor."""
+        path = self.path(user)
+        with self._lock:
+            if not path.exists():
+                try:
+                    write_text_atomic(path, render(ProfileDocument(), self.language()))
+                except OSError as e:
+                    raise DataDirError(f"the profile file {path} could not be written: {e.strerror}",
+                                       hint="check the data folder's permissions") from e
+        return path
+
     def active(self, user: str) -> list[ProfileLine]:
         return self.read(user).active()
 

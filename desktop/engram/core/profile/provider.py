@@ -100,7 +100,7 @@ class ProfileProvider:
         if not parts:
             return []
         return [Section("profile", [{"role": "system", "content": "\n".join(parts)}],
-                        data={"lines": [line.id for line in kept], "left_out": [line.text for line in left_out],
+                        data={"lines": [line.id for line in kept], "left_out": [line.id for line in left_out],
                               "file": str(self.learning.profiles.path(user))}, slot=PROFILE)]
 
     def _within_budget(self, lines: list[ProfileLine], turn: TurnContext, spent: int):
