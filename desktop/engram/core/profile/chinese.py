@@ -73,11 +73,17 @@ def _tidy(text: str) -> str:
     return text.strip("，,。.！!~ 了啦呢啊哦")
 
 
+def _plain(text: str, longest: int) -> str:
+    """``text`` when a line can name it: not empty, at most ``longest`` characters, and with no
+    pronoun, negation or question word in it (我怕来不及了 names no thing); else ""."""
+    return text if text and len(text) <= longest and not _NOT_A_THING.search(text) else ""
+
+
 def _allergy(m: re.Match) -> list[Said]:
     """One line for each thing: 虾和螃蟹 are two allergies, each superseded alone."""
     found = []
     for thing in re.split(r"和|、|跟|以及|还有|或者|,|，", _tidy(m.group("x"))):
-        if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
+        if not _plain(thing, 8):
             return []
         found.append(Said("health", "allergy", ALLERGENS.get(thing, thing), f"对{thing}过敏", 5))
     return found
@@ -91,8 +97,7 @@ def _intolerance(m: re.Match) -> Said:
 def _condition(m: re.Match) -> Said | None:
     thing = re.sub(r"^(?:轻微的|严重的|轻度|重度|轻微|一点|点|慢性|)", "", _tidy(m.group("x")))
     thing = re.sub(r"的?(?:老毛病|毛病|问题)$", "", thing)
-    if (not thing or len(thing) > 8 or _NOT_A_THING.search(thing) or "恐" in thing
-            or not (thing in CONDITIONS or _CONDITION_SHAPE.search(thing))):
+    if not _plain(thing, 8) or "恐" in thing or not (thing in CONDITIONS or _CONDITION_SHAPE.search(thing)):
         return None
     return Said("health", "condition", CONDITIONS.get(thing, thing), f"有{thing}", 5)
 
@@ -106,7 +111,7 @@ def _medicine(m: re.Match) -> Said | None:
     how, dose = m.group("how") or "", m.group("dose") or ""
     name = thing.replace("的药", "药")
     known = any(name.startswith(medicine) for medicine in MEDICINES)
-    if not name or len(name) > 8 or _NOT_A_THING.search(name) or not (_MEDICINE_SHAPE.search(name) or known or dose):
+    if not _plain(name, 8) or not (_MEDICINE_SHAPE.search(name) or known or dose):
         return None
     if not (how or dose or name.endswith("药")):
         return None
@@ -114,22 +119,22 @@ def _medicine(m: re.Match) -> Said | None:
 
 
 def _home(m: re.Match) -> Said | None:
-    place = _tidy(m.group("x"))
-    if not place or len(place) > 12 or _NOT_A_PLACE.search(place) or _NOT_A_THING.search(place):
+    place = _plain(_tidy(m.group("x")), 12)
+    if not place or _NOT_A_PLACE.search(place):
         return None
     return Said("identity", "home", "", f"住在{place}", 3)
 
 
 def _work(m: re.Match) -> Said | None:
-    place = _tidy(m.group("x"))
-    if not place or len(place) > 12 or _NOT_A_THING.search(place):
+    place = _plain(_tidy(m.group("x")), 12)
+    if not place:
         return None
     return Said("identity", "work", "", f"在{place}{m.group('v')}", 3)
 
 
 def _job(m: re.Match) -> Said | None:
-    job = _tidy(m.group("x"))
-    if not OCCUPATIONS.search(job) or len(job) > 10 or _NOT_A_THING.search(job):
+    job = _plain(_tidy(m.group("x")), 10)
+    if not OCCUPATIONS.search(job):
         return None
     return Said("identity", "job", "", f"是{job}", 3, line=f"职业：{job}。")
 
@@ -142,8 +147,8 @@ def _studies(m: re.Match) -> Said | None:
 
 
 def _job_doing(m: re.Match) -> Said | None:
-    job = _tidy(m.group("x"))
-    if not job or len(job) > 6 or _NOT_A_THING.search(job):
+    job = _plain(_tidy(m.group("x")), 6)
+    if not job:
         return None
     return Said("identity", "job", "", f"做{job}", 3, line=f"职业：{job}。")
 
@@ -168,8 +173,8 @@ def _mother_tongue(m: re.Match) -> Said | None:
 
 
 def _origin(m: re.Match) -> Said | None:
-    place = _tidy(m.group("x"))
-    if not place or len(place) > 8 or _NOT_A_THING.search(place) or _NOT_A_PLACE.search(place):
+    place = _plain(_tidy(m.group("x")), 8)
+    if not place or _NOT_A_PLACE.search(place):
         return None
     return Said("identity", "origin", "", f"老家是{place}", 2)
 
@@ -190,17 +195,13 @@ def _vegetarian(m: re.Match) -> Said:
 
 
 def _diet_only(m: re.Match) -> Said | None:
-    thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
-        return None
-    return Said("diet", "diet", "", f"只吃{thing}", 4)
+    thing = _plain(_tidy(m.group("x")), 8)
+    return Said("diet", "diet", "", f"只吃{thing}", 4) if thing else None
 
 
 def _eats_again(m: re.Match) -> Said | None:
-    thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 4 or _NOT_A_THING.search(thing):
-        return None
-    return Said("diet", "diet", "", f"又开始吃{thing}", 4)
+    thing = _plain(_tidy(m.group("x")), 4)
+    return Said("diet", "diet", "", f"又开始吃{thing}", 4) if thing else None
 
 
 def _avoids(m: re.Match) -> Said | None:
@@ -269,8 +270,8 @@ def _appointment(m: re.Match) -> Said:
 
 
 def _exam(m: re.Match) -> Said | None:
-    exam = _tidy(m.group("x"))
-    if not exam or len(exam) > 6 or _NOT_A_THING.search(exam):
+    exam = _plain(_tidy(m.group("x")), 6)
+    if not exam:
         return None
     return Said("commitments", "exam", {"雅思": "ielts", "托福": "toefl", "驾照": "driving test"}.get(exam, exam),
                 f"{m.group('when')}考{exam}", 3)
@@ -285,8 +286,8 @@ def _wedding(m: re.Match) -> Said:
 
 
 def _deadline(m: re.Match) -> Said | None:
-    thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
+    thing = _plain(_tidy(m.group("x")), 8)
+    if not thing:
         return None
     text = _tidy(m.group()).lstrip("我的们")
     return Said("commitments", "deadline", DEADLINES.get(thing, thing), text, 3, line=f"{text}。")
@@ -323,14 +324,14 @@ PREDICATES: list[Rule] = [
     chinese_rule(rf"{_ADVERBS}{_WHEN}(?:有|患有|得了|查出了?|查出来|确诊了?|被诊断出?了?|被诊断为)(?P<x>[^，,。]{{1,12}})", _condition),
     chinese_rule(rf"{_ADVERBS}(?:在|正在)?怀孕(?:{_NUMBER}个?[月周])?", _pregnant),
     chinese_rule(rf"{_ADVERBS}(?P<how>(?:{_FREQUENCY}|长期|一直在?|平时|晚上|早上|睡前|饭后|饭前|早晚)+)?(?:都|要|得|必须|会|在|各)*"
-          rf"(?:吃|服用|服|打|注射|喷)(?P<dose>[一两二三四五半\d]+[片粒颗支针次])?(?P<x>[^，,。]{{1,10}})", _medicine),
+                 rf"(?:吃|服用|服|打|注射|喷)(?P<dose>[一两二三四五半\d]+[片粒颗支针次])?(?P<x>[^，,。]{{1,10}})", _medicine),
     chinese_rule(rf"{_ADVERBS}(?:住在|定居在|定居于|住于)(?P<x>[^，,。]{{1,12}})", _home),
     chinese_rule(r"(?:去年|今年|上个月|上周|最近|前几天|前段时间|刚|刚刚|已经|终于|\d{4}年)*(?:从[^，,。]{1,8}?)?搬(?:到|去|来)了?"
-          r"(?P<x>[^，,。]{1,12})", _home),
+                 r"(?P<x>[^，,。]{1,12})", _home),
     chinese_rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{1,12}}?)(?P<v>工作|上班|实习|任职)", _work),
     chinese_rule(rf"{_ADVERBS}在[^，,。]{{1,12}}?(?:当|做)(?P<x>[^，,。]{{1,8}})", _job),
     chinese_rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{2,12}}?)(?P<v>读|念|上)(?P<y>博士|硕士|研究生|本科|大学|高中|初中|小学|大一|大二|大三|大四|研一|研二|研三)",
-          _studies),
+                 _studies),
     chinese_rule(rf"{_ADVERBS}是(?:一名|一位|一个|个|名|位)?(?P<x>[^，,。]{{1,10}})", _job),
     chinese_rule(rf"{_ADVERBS}是做(?P<x>[^，,。]{{1,6}})的", _job_doing),
     chinese_rule(rf"{_ADVERBS}(?:已经)?退休", _retired),
@@ -352,7 +353,7 @@ PREDICATES: list[Rule] = [
     chinese_rule(rf"{_ADVERBS}(?:很|特别|非常|有点|超级|最)?(?:怕|害怕|恐惧)(?P<x>[^，,。]{{1,6}})", _fear),
     chinese_rule(rf"{_ADVERBS}恐高", _acrophobia),
     chinese_rule(rf"{_ADVERBS}(?P<neg>不会|不能|没法|无法|不敢)(?P<x>{'|'.join(sorted(ABILITIES, key=len, reverse=True))})"
-          r"(?:[，,].*)?", _cannot),
+                 r"(?:[，,].*)?", _cannot),
     chinese_rule(rf"{_ADVERBS}(?:很|特别|非常|容易)?晕(?P<x>车|船|机)(?:很厉害|得厉害|很严重|严重)?(?:[，,].*)?", _motion_sick),
     chinese_rule(rf"(?P<how>{_FREQUENCY})(?:都|会|要|得|必须)*(?P<x>[^，,。]{{1,14}})", _routine),
     chinese_rule(rf"(?P<when>{DATE})(?:要|得)?考(?P<x>[^，,。]{{1,6}})", _exam),
@@ -369,9 +370,9 @@ CLAUSES: list[Rule] = [
     chinese_rule(r"(?:你|大家|别人|朋友们)?(?:都|可以|就)?叫我(?P<x>[^，,。]{1,20})", _name),
     chinese_rule(r"我叫(?P<x>[^，,。]{1,20})", _name),
     chinese_rule(rf"(?:我的|我们的|我们|我)?(?P<x>[^，,。我]{{1,8}}?)(?P<when>{DATE})(?:前|之前|以前)?(?:就|都)?(?:要|必须|得|需要)?"
-          rf"(?:交|提交|上交|上线|完成|截止|交稿|答辩|发布|到期)", _deadline),
+                 rf"(?:交|提交|上交|上线|完成|截止|交稿|答辩|发布|到期)", _deadline),
     chinese_rule(r"(?:以后)?(?:请)?(?:回答|回复)?(?:的时候|时)?(?:尽量|最好|请|都)?(?P<x>列要点|分点|分条|用列表|列出要点|多举例子?|举例子"
-          r"|用公制单位|附上代码)(?:回答|说)?.*", _format),
+                 r"|用公制单位|附上代码)(?:回答|说)?.*", _format),
     chinese_rule(r"(?:我)?(?:家)?养了?(?:一只|一条|一个|只|条)?(?P<pet>狗|猫|兔子|鹦鹉|仓鼠)(?:，|,)?(?:叫|名字叫)(?P<x>[^，,。]{1,6})", _pet),
     chinese_rule(rf"(?P<when>{DATE})我(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
 ]
@@ -392,8 +393,8 @@ _NEEDS = r"(?:坐轮椅|要坐轮椅|需要坐轮椅|行动不便|腿脚不好|�
 PERSON_FACTS: list[Rule] = [
     chinese_rule(rf"(?:的)?生日是(?P<x>{CALENDAR_DAY})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
     chinese_rule(r"(?:叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
-          lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
+                 lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
     chinese_rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?|今年(?P<y>{_NUMBER})",
-          lambda m: Said("people", "age", "", f"今年{m.group('x') or m.group('y')}岁", 3)),
+                 lambda m: Said("people", "age", "", f"今年{m.group('x') or m.group('y')}岁", 3)),
     chinese_rule(rf"(?P<x>[^，,。]{{0,6}}{_NEEDS}[^，,。]{{0,6}})", lambda m: Said("people", "need", "", _tidy(m.group("x")), 4)),
 ]

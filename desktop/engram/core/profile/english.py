@@ -38,34 +38,34 @@ def _units(m: re.Match) -> Said:
 # Whole clauses about the person that are not "I ...": "My name is Wei", "Call me Sam".
 CLAUSES: list[Rule] = [
     english_rule(r"(?:my\s+)?(?:first\s+|full\s+)?name(?:'s|\s+is)\s+(?P<x>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"
-          r"(?:\s+(?:by the way|btw|but|and|though|so)\b.*)?", identity.name),
+                 r"(?:\s+(?:by the way|btw|but|and|though|so)\b.*)?", identity.name),
     english_rule(r"i(?:'m|\s+am)\s+called\s+(?P<x>\S+)", identity.name),
     english_rule(r"i\s+go\s+by\s+(?P<x>\S+)", identity.name),
     english_rule(r"(?:please\s+|you can\s+|just\s+)?call\s+me\s+(?P<x>\S+(?:\s+[A-Z]\S*)?)(?:\s+(?:please|everyone does|from now on))?",
-          identity.name),
+                 identity.name),
     english_rule(r"i(?:'m|\s+am)\s+(?P<x>[A-Z][a-z]+)(?:\s+by the way|\s+btw|\s+here)?", identity.name),
     english_rule(r"my\s+pronouns\s+are\s+(?P<x>\w+/\w+(?:/\w+)?)", identity.pronouns),
     english_rule(r"(?P<x>\w+)\s+is\s+my\s+(?:native|first|mother)\s+(?:language|tongue)(?:\s.*)?", identity.native_language),
     english_rule(r"my\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<x>\w+)", identity.native_language),
     english_rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:is|are)\s+due\s+(?:on\s+|by\s+)?(?P<when>{DATE}.*)", commitments.deadline),
     english_rule(rf"(?:my|our|the)\s+(?P<x>[\w' -]+?)\s+(?:has|have)\s+to\s+be\s+(?:in|submitted|done|finished|handed in|sent)\s+"
-          rf"(?:by|before)\s+(?P<when>{DATE}.*)", commitments.deadline),
+                 rf"(?:by|before)\s+(?P<when>{DATE}.*)", commitments.deadline),
     english_rule(rf"my\s+birthday\s+is\s+(?:on\s+)?(?P<x>{CALENDAR_DAY})", lambda m: Said(
         "identity", "birthday", "", m.group("x"), 3, line=f"Birthday: {m.group('x')}.")),
     english_rule(rf"my\s+(?P<x>exam|final exam|interview|job interview|surgery|operation|wedding|presentation|flight|defen[cs]e"
-          rf"|driving test|appointment)\s+is\s+(?P<when>(?:on\s+|next\s+|this\s+|in\s+|tomorrow|{DATE}).*)", commitments.my_event),
+                 rf"|driving test|appointment)\s+is\s+(?P<when>(?:on\s+|next\s+|this\s+|in\s+|tomorrow|{DATE}).*)", commitments.my_event),
     english_rule(rf"my\s+(?P<x>[\w' -]+?)\s+(?:expires|runs out|ends)\s+(?P<when>(?:on\s+|in\s+|next\s+|this\s+|at the end of\s+)?{DATE}.*)",
-          commitments.expires),
+                 commitments.expires),
     english_rule(r"(?:my\s+)?deadline\s+for\s+(?P<x>[\w' -]+?)\s+is\s+(?P<when>.+)", commitments.deadline),
     english_rule(r"(?P<x>spiders|snakes|heights|dogs|needles|clowns|birds|bees|wasps|crowds|the dark|deep water|rats|mice)\s+"
-          r"(?:really\s+)?(?:freak|scare|terrify|frighten)\s+me(?:\s+out)?(?:\s.*)?", limits.freaks_out),
+                 r"(?:really\s+)?(?:freak|scare|terrify|frighten)\s+me(?:\s+out)?(?:\s.*)?", limits.freaks_out),
     english_rule(r"no\s+(?P<x>[\w -]+?)\s+for\s+me(?:\s.*)?", diet.no_food),
     english_rule(r"(?:severe\s+|bad\s+|serious\s+)?(?P<x>[\w-]+(?:\s+[\w-]+)?)\s+allergy(?:\s+here|\s+btw)?", health.allergy_fragment),
     english_rule(r"(?:i|we)\s+(?:have|have got|got)\s+an?\s+(?:[\w-]+\s+){0,2}(?P<pet>dog|cat|puppy|kitten|rabbit|parrot|hamster"
-          r"|retriever|labrador|poodle|terrier|spaniel|beagle|bulldog|collie|husky|dachshund|pug|shepherd|tabby)\s+"
-          r"(?:named|called)\s+(?P<x>\S+)(?:\s.*)?", identity.pet),
+                 r"|retriever|labrador|poodle|terrier|spaniel|beagle|bulldog|collie|husky|dachshund|pug|shepherd|tabby)\s+"
+                 r"(?:named|called)\s+(?P<x>\S+)(?:\s.*)?", identity.pet),
     english_rule(r"i\s+(?:much\s+|really\s+|always\s+)?prefer\s+(?P<x>(?:bullet points|bullets|lists|tables|numbered steps"
-          r"|short paragraphs|code examples|examples|step-by-step)(?:\s.*)?)", _prefers_format),
+                 r"|short paragraphs|code examples|examples|step-by-step)(?:\s.*)?)", _prefers_format),
     english_rule(r"(?:please\s+)?(?:always\s+)?use\s+(?P<x>metric|imperial)(?:\s+units)?(?:\s.*)?", _units),
 ]
 
@@ -89,9 +89,9 @@ PERSON_FACTS: list[Rule] = [
     english_rule(r"(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by)\s+(?P<x>[A-Z][\w'-]*)(?:\s.*)?", lambda m: Said(
         "people", "name", "", f"is called {m.group('x')}", 3)),
     english_rule(r"(?:\s+|'s\s+)(?:uses|is\s+in|needs)\s+(?P<x>an?\s+(?:wheelchair|walker|cane|hearing aid|walking stick))(?:\s.*)?",
-          lambda m: Said("people", "need", "", f"uses {m.group('x')}", 4)),
+                 lambda m: Said("people", "need", "", f"uses {m.group('x')}", 4)),
     english_rule(r"(?:\s+is|'s)\s+(?P<x>blind|deaf|hard of hearing|partially sighted|bedridden|housebound|disabled"
-          r"|in a wheelchair)(?:\s.*)?", lambda m: Said("people", "need", "", f"is {m.group('x')}", 4)),
+                 r"|in a wheelchair)(?:\s.*)?", lambda m: Said("people", "need", "", f"is {m.group('x')}", 4)),
     english_rule(r"\s+can't\s+(?P<x>walk|see|hear|climb stairs|drive)(?P<rest>.*)", lambda m: Said(
         "people", "need", "", f"can't {m.group('x')}{tidy(m.group('rest')) and ' ' + tidy(m.group('rest'))}", 4)),
 ]

@@ -10,6 +10,7 @@ from engram.core.profile.english_phrases import DATE, FREQUENCY, key_of, noun_ph
 from engram.core.profile.rules import Rule, english_rule
 from engram.core.profile.said import Said
 
+
 def _routine(m: re.Match) -> Said | None:
     doing, when = m.group("x").strip(), m.group("how").strip()
     first = doing.split()[0].lower()
@@ -56,20 +57,21 @@ def _married(m: re.Match) -> Said:
     return Said("commitments", "event", "wedding", f"getting married {tidy(m.group('when'))}", 3, copula=True)
 
 
-def _deadline_to(m: re.Match) -> Said | None:
-    thing = noun_phrase(m.group("x"), 4)
+def _due(m: re.Match, words: str, most_words: int) -> Said | None:
+    """A line for a date something is due by ("Essay due on the 3rd."), ``words`` binding it to the date."""
+    thing = noun_phrase(m.group("x"), most_words)
     if not thing:
         return None
-    return Said("commitments", "deadline", key_of(thing), f"{thing} due by {tidy(m.group('when'))}", 3,
-                line=f"{thing[0].upper() + thing[1:]} due by {tidy(m.group('when'))}.")
+    line = f"{thing[0].upper() + thing[1:]} {words} {tidy(m.group('when'))}."
+    return Said("commitments", "deadline", key_of(thing), line, 3, line=line)
+
+
+def _deadline_to(m: re.Match) -> Said | None:
+    return _due(m, "due by", 4)
 
 
 def deadline(m: re.Match) -> Said | None:
-    thing = noun_phrase(m.group("x"), 4)
-    if not thing:
-        return None
-    line = f"{thing[0].upper() + thing[1:]} due {tidy(m.group('when'))}."
-    return Said("commitments", "deadline", key_of(thing), line, 3, line=line)
+    return _due(m, "due", 4)
 
 
 def my_event(m: re.Match) -> Said:
@@ -79,20 +81,16 @@ def my_event(m: re.Match) -> Said:
 
 
 def expires(m: re.Match) -> Said | None:
-    thing = noun_phrase(m.group("x"), 3)
-    if not thing:
-        return None
-    line = f"{thing[0].upper() + thing[1:]} expires {tidy(m.group('when'))}."
-    return Said("commitments", "deadline", key_of(thing), line, 3, line=line)
+    return _due(m, "expires", 3)
 
 
 RULES: list[Rule] = [
     english_rule(rf"(?P<x>[a-z][\w' :.-]*?)\s+(?P<how>(?:{FREQUENCY}|every\s+\w+(?:\s+\w+)?|on\s+\w+days)(?:\s.*)?)", _routine),
     english_rule(r"have\s+(?:an?|my)\s+(?P<x>(?:dentist|doctor's|doctor|hospital|eye|gp|dental|vet|physio|therapy|hair)?)\s*"
-          r"appointment\s+(?P<when>(?:on\s+|at\s+|next\s+|this\s+|tomorrow|in\s+).*)", _appointment),
+                 r"appointment\s+(?P<when>(?:on\s+|at\s+|next\s+|this\s+|tomorrow|in\s+).*)", _appointment),
     english_rule(r"have\s+(?:an?|my)\s+(?P<adj>(?:big|important|final|job)\s+)?(?P<x>presentation|exam|interview|surgery"
-          r"|operation|test|recital|marathon|race|defen[cs]e|viva)\s+(?P<when>(?:on|next|this|tomorrow|in)\b.*)", _event),
+                 r"|operation|test|recital|marathon|race|defen[cs]e|viva)\s+(?P<when>(?:on|next|this|tomorrow|in)\b.*)", _event),
     english_rule(r"am\s+getting\s+married\s+(?P<when>(?:on|in|next|this)\b.*)", _married),
     english_rule(rf"(?:have|need|must)\s+to\s+(?:submit|finish|hand in|turn in|send|deliver|file)\s+(?P<x>.+?)\s+by\s+"
-          rf"(?P<when>{DATE}.*)", _deadline_to),
+                 rf"(?P<when>{DATE}.*)", _deadline_to),
 ]

@@ -11,6 +11,7 @@ from engram.core.profile.english_words import DIETS, FOODS
 from engram.core.profile.rules import Rule, english_rule
 from engram.core.profile.said import Said
 
+
 def _diet(m: re.Match) -> Said:
     since = m.group("since") or ""
     return Said("diet", "diet", "", f"{m.group('x').lower()} {since}".strip(), 4, copula=True)
@@ -62,19 +63,23 @@ def _avoids_one(m: re.Match, part: str) -> Said | None:
     return Said("diet", "avoid", key, text, 4)
 
 
+def _food(text: str) -> str:
+    """The food ``text`` names, or "" when it names none on the list ("I avoid people")."""
+    thing = noun_phrase(text, 3)
+    return thing if thing and key_of(thing) in FOODS else ""
+
+
 def _gave_up(m: re.Match) -> Said | None:
-    thing = noun_phrase(m.group("x"), 3)
-    if not thing or key_of(thing) not in FOODS:
+    thing = _food(m.group("x"))
+    if not thing:
         return None
     action = "eat" if m.group("do").lower() == "eating" else "drink"
     return Said("diet", "avoid", key_of(thing), f"doesn't {action} {thing}", 4)
 
 
 def _avoid(m: re.Match) -> Said | None:
-    thing = noun_phrase(m.group("x"), 3)
-    if not thing or key_of(thing) not in FOODS:
-        return None
-    return Said("diet", "avoid", key_of(thing), f"avoids {thing}", 4)
+    thing = _food(m.group("x"))
+    return Said("diet", "avoid", key_of(thing), f"avoids {thing}", 4) if thing else None
 
 
 def no_food(m: re.Match) -> Said | None:
@@ -86,7 +91,7 @@ def no_food(m: re.Match) -> Said | None:
 
 RULES: list[Rule] = [
     english_rule(rf"(?:am|have been|have been a|am a|have gone|went|became|turned)\s+(?:now\s+|also\s+|fully\s+|mostly\s+)?(?:an?\s+)?"
-          rf"(?P<x>{'|'.join(DIETS)})(?:\s+(?P<since>since\s+\S+|for\s+\S+\s+years?))?(?:\s.*)?", _diet),
+                 rf"(?P<x>{'|'.join(DIETS)})(?:\s+(?P<since>since\s+\S+|for\s+\S+\s+years?))?(?:\s.*)?", _diet),
     english_rule(r"(?P<v>keep|eat only|only eat|eat)\s+(?P<x>kosher|halal)(?:\s+only)?(?:\s.*)?", _diet_regime),
     english_rule(r"am\s+(?P<v>on)\s+(?P<x>an?\s+[\w -]+?\s+diet)(?:\s.*)?", _diet_regime),
     english_rule(r"(?P<v>follow|eat|keep to|stick to)\s+(?P<x>an?\s+[\w -]+?\s+diet)(?:\s.*)?", _diet_regime),

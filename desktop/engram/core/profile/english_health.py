@@ -88,17 +88,17 @@ def allergy_fragment(m: re.Match) -> list[Said]:
 RULES: list[Rule] = [
     english_rule(rf"am\s+{ADVERBS}allergic\s+to\s+(?P<x>.+)", _allergy),
     english_rule(rf"have\s+(?:got\s+)?(?:an?\s+)?{ADVERBS}(?:mild\s+|severe\s+|bad\s+|serious\s+)?allerg(?:y|ies)\s+to\s+(?P<x>.+)",
-          _allergy),
+                 _allergy),
     english_rule(rf"have\s+(?:got\s+)?(?:an?\s+)?{ADVERBS}(?:mild\s+|severe\s+|bad\s+|serious\s+)?(?P<x>[\w -]+?)\s+allergy(?:\s.*)?",
-          _allergy_noun),
+                 _allergy_noun),
     english_rule(r"am\s+(?:also\s+|very\s+|a bit\s+)?(?P<x>lactose|gluten|fructose|histamine)[ -]intolerant(?:\s.*)?", _intolerance),
     english_rule(r"have\s+(?:an?\s+)?(?P<x>lactose|gluten|fructose|histamine)\s+intolerance(?:\s.*)?", _intolerance),
     english_rule(r"(?:have got|have had|have|live with|was diagnosed with|have been diagnosed with|got diagnosed with|suffer from"
-          r"|am diagnosed with|got)\s+(?P<x>.+)", _condition),
+                 r"|am diagnosed with|got)\s+(?P<x>.+)", _condition),
     english_rule(rf"am\s+{ADVERBS}(?P<x>{'|'.join(CONDITION_ADJECTIVES)})(?P<rest>\s+in\s+.+|\s.*)?", _condition_adjective),
     english_rule(rf"(?:take|have to take|need to take|inject)\s+(?P<x>.+?)\s+(?P<how>(?:{FREQUENCY}).*)", _take),
     english_rule(r"(?:take|am taking)\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)(?P<how>)", _take),
     english_rule(r"am\s+(?:currently\s+|now\s+|still\s+)?on\s+(?P<x>[\w-]+(?:\s+[\w-]+){0,2})(?:\s.*)?", _on_medicine),
     english_rule(r"(?:use|need)\s+(?P<a>an?)\s+(?P<x>inhaler|cpap machine|cpap|insulin pump|hearing aid|wheelchair|cane|walker"
-          r"|walking stick)(?:\s+(?P<how>.*))?", _device),
+                 r"|walking stick)(?:\s+(?P<how>.*))?", _device),
 ]

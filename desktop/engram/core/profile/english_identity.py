@@ -147,6 +147,6 @@ RULES: list[Rule] = [
     english_rule(r"am\s+an?\s+native\s+(?P<x>\w+)\s+speaker(?:\s.*)?", _native_speaker),
     english_rule(r"am\s+(?P<x>\d{1,3})(?:\s+years?\s+old|\s*yo|\s*y/o)?(?:\s+and\s+.*)?", _age),
     english_rule(r"(?:just\s+)?turned\s+(?P<x>\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s.*)?",
-          _age),
+                 _age),
     english_rule(r"are\s+(?P<x>\d{1,2})\s+and\s+(?P<y>\d{1,2})(?:\s+years\s+old)?", _ages),
 ]

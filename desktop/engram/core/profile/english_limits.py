@@ -10,6 +10,7 @@ from engram.core.profile.english_words import ABILITIES
 from engram.core.profile.rules import Rule, english_rule
 from engram.core.profile.said import Said
 
+
 def _fear(m: re.Match) -> Said | None:
     thing = noun_phrase(m.group("x"), 3)
     if not thing or re.match(r"\w+ing\s+\w+", thing) and thing.lower() != "public speaking":
@@ -56,7 +57,7 @@ RULES: list[Rule] = [
     english_rule(r"have\s+(?:an?\s+)?(?:real\s+|serious\s+|huge\s+|big\s+)?(?:fear|phobia)\s+of\s+(?P<x>.+)", _fear),
     english_rule(rf"am\s+{ADVERBS}(?P<x>claustrophobic|agoraphobic|arachnophobic|acrophobic)(?:\s.*)?", _phobic),
     english_rule(rf"(?:can't|cannot|can not|am unable to|don't know how to|never learned to|never learned how to)\s+"
-          rf"(?P<x>{'|'.join(ABILITIES)})\b(?P<rest>.*)", _cannot),
+                 rf"(?P<x>{'|'.join(ABILITIES)})\b(?P<rest>.*)", _cannot),
     english_rule(r"(?:don't|do not|never)\s+(?P<x>drive|swim|fly)(?P<rest>)", _cannot),
     english_rule(r"get\s+(?P<x>seasick|carsick|airsick|motion sick|motion sickness)(?:\s.*)?", _motion_sick),
 ]
