@@ -79,6 +79,17 @@ def _plain(text: str, longest: int) -> str:
     return text if text and len(text) <= longest and not _NOT_A_THING.search(text) else ""
 
 
+def _object(m: re.Match, longest: int) -> str:
+    """What the clause is about (the rule's ``x``), tidied, when a line can name it; else ""."""
+    return _plain(_tidy(m.group("x")), longest)
+
+
+def _place(m: re.Match, longest: int) -> str:
+    """The place the clause names, or "" for one no line stands on (酒店, 这里, 朋友家)."""
+    place = _object(m, longest)
+    return "" if _NOT_A_PLACE.search(place) else place
+
+
 def _allergy(m: re.Match) -> list[Said]:
     """One line for each thing: 虾和螃蟹 are two allergies, each superseded alone."""
     found = []
@@ -119,21 +130,17 @@ def _medicine(m: re.Match) -> Said | None:
 
 
 def _home(m: re.Match) -> Said | None:
-    place = _plain(_tidy(m.group("x")), 12)
-    if not place or _NOT_A_PLACE.search(place):
-        return None
-    return Said("identity", "home", "", f"住在{place}", 3)
+    place = _place(m, 12)
+    return Said("identity", "home", "", f"住在{place}", 3) if place else None
 
 
 def _work(m: re.Match) -> Said | None:
-    place = _plain(_tidy(m.group("x")), 12)
-    if not place:
-        return None
-    return Said("identity", "work", "", f"在{place}{m.group('v')}", 3)
+    place = _object(m, 12)
+    return Said("identity", "work", "", f"在{place}{m.group('v')}", 3) if place else None
 
 
 def _job(m: re.Match) -> Said | None:
-    job = _plain(_tidy(m.group("x")), 10)
+    job = _object(m, 10)
     if not OCCUPATIONS.search(job):
         return None
     return Said("identity", "job", "", f"是{job}", 3, line=f"职业：{job}。")
@@ -147,10 +154,8 @@ def _studies(m: re.Match) -> Said | None:
 
 
 def _job_doing(m: re.Match) -> Said | None:
-    job = _plain(_tidy(m.group("x")), 6)
-    if not job:
-        return None
-    return Said("identity", "job", "", f"做{job}", 3, line=f"职业：{job}。")
+    job = _object(m, 6)
+    return Said("identity", "job", "", f"做{job}", 3, line=f"职业：{job}。") if job else None
 
 
 def _retired(m: re.Match) -> Said:
@@ -173,10 +178,8 @@ def _mother_tongue(m: re.Match) -> Said | None:
 
 
 def _origin(m: re.Match) -> Said | None:
-    place = _plain(_tidy(m.group("x")), 8)
-    if not place or _NOT_A_PLACE.search(place):
-        return None
-    return Said("identity", "origin", "", f"老家是{place}", 2)
+    place = _place(m, 8)
+    return Said("identity", "origin", "", f"老家是{place}", 2) if place else None
 
 
 def _native_of(m: re.Match) -> Said | None:
@@ -195,12 +198,12 @@ def _vegetarian(m: re.Match) -> Said:
 
 
 def _diet_only(m: re.Match) -> Said | None:
-    thing = _plain(_tidy(m.group("x")), 8)
+    thing = _object(m, 8)
     return Said("diet", "diet", "", f"只吃{thing}", 4) if thing else None
 
 
 def _eats_again(m: re.Match) -> Said | None:
-    thing = _plain(_tidy(m.group("x")), 4)
+    thing = _object(m, 4)
     return Said("diet", "diet", "", f"又开始吃{thing}", 4) if thing else None
 
 
@@ -270,7 +273,7 @@ def _appointment(m: re.Match) -> Said:
 
 
 def _exam(m: re.Match) -> Said | None:
-    exam = _plain(_tidy(m.group("x")), 6)
+    exam = _object(m, 6)
     if not exam:
         return None
     return Said("commitments", "exam", {"雅思": "ielts", "托福": "toefl", "驾照": "driving test"}.get(exam, exam),
@@ -286,7 +289,7 @@ def _wedding(m: re.Match) -> Said:
 
 
 def _deadline(m: re.Match) -> Said | None:
-    thing = _plain(_tidy(m.group("x")), 8)
+    thing = _object(m, 8)
     if not thing:
         return None
     text = _tidy(m.group()).lstrip("我的们")
