@@ -79,6 +79,7 @@ def _device(m: re.Match) -> Said:
 
 
 def allergy_fragment(m: re.Match) -> list[Said]:
+    """An allergy said without a subject ("Peanut allergy here"), not one that only names its kind."""
     if m.group("x").lower() in ("the", "a", "an", "this", "that", "your", "his", "her", "food", "seasonal", "skin",
                                 "an allergy", "no", "any", "my"):
         return []

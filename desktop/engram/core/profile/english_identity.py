@@ -105,6 +105,7 @@ def _ages(m: re.Match) -> Said:
 
 
 def name(m: re.Match) -> Said | None:
+    """The person's name ("Call me Sam"), never a word that says how they are ("I'm Tired")."""
     name = m.group("x").strip()
     if not re.fullmatch(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}", name) or name.split()[0] in _NOT_A_NAME:
         return None
@@ -125,6 +126,7 @@ def native_language(m: re.Match) -> Said | None:
 
 
 def pet(m: re.Match) -> Said | None:
+    """A pet's name, a line of its own ("Dog is called Rex."), keyed by the kind of pet."""
     name, pet = m.group("x"), m.group("pet").lower()
     pet = "cat" if pet in ("tabby", "kitten") else pet if pet in ("cat", "rabbit", "parrot", "hamster") else "dog"
     if not re.fullmatch(r"[A-Z][\w'-]*", name):

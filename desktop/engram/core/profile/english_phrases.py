@@ -6,8 +6,15 @@ from __future__ import annotations
 
 import re
 
+# How much, and how often: "really allergic", "every other Tuesday", "before bed".
 ADVERBS = (r"(?:(?:really|very|so|super|quite|severely|seriously|extremely|deathly|terribly|pretty|a bit|a little"
             r"|mildly|slightly|also|actually|still|now|just|highly|deadly|badly|incredibly|insanely|absolutely)\s+)*")
+FREQUENCY = (r"(?:every|each)\s+(?:other\s+)?(?:day|morning|evening|night|week|weekend|month|monday|tuesday|wednesday"
+              r"|thursday|friday|saturday|sunday|weekday|[a-z]+ (?:morning|evening|night|afternoon))|daily|nightly"
+              r"|weekly|twice a (?:day|week)|once a (?:day|week)|three times a (?:day|week)|at night|before bed"
+              r"|in the (?:morning|evening)s?|with (?:meals|breakfast|dinner|food)|(?:before|after) (?:every |each )?meals?"
+              r"|on (?:mondays|tuesdays|wednesdays"
+              r"|thursdays|fridays|saturdays|sundays|weekends|weekdays)")
 # Where an object ends: a reason, a consequence, a time, a question after it.
 _OBJECT_END = re.compile(r"\s+(?:so|but|because|since|which|that|when|while|if|though|and i|and my|as well|too|here"
                          r"|btw|by the way|lol|right now|at the moment|these days|anymore|any more|nowadays"
@@ -19,12 +26,7 @@ _OBJECT_END = re.compile(r"\s+(?:so|but|because|since|which|that|when|while|if|t
 _NOT_A_THING = {"anything", "nothing", "everything", "it", "that", "this", "them", "you", "him", "her", "much",
                 "a lot", "any", "some", "those", "there", "out", "much of anything", "mondays", "work", "people",
                 "school", "life", "me", "myself", "the deadline", "missing out"}
-FREQUENCY = (r"(?:every|each)\s+(?:other\s+)?(?:day|morning|evening|night|week|weekend|month|monday|tuesday|wednesday"
-              r"|thursday|friday|saturday|sunday|weekday|[a-z]+ (?:morning|evening|night|afternoon))|daily|nightly"
-              r"|weekly|twice a (?:day|week)|once a (?:day|week)|three times a (?:day|week)|at night|before bed"
-              r"|in the (?:morning|evening)s?|with (?:meals|breakfast|dinner|food)|(?:before|after) (?:every |each )?meals?"
-              r"|on (?:mondays|tuesdays|wednesdays"
-              r"|thursdays|fridays|saturdays|sundays|weekends|weekdays)")
+# Dates: a deadline may fall "next Friday", a birthday only on a day of the year.
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
           r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -32,7 +34,6 @@ DATE = (rf"(?:(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH
         rf"|(?:next|this)\s+(?:{_WEEKDAY}|week|month)|(?:on\s+)?{_WEEKDAY}|tomorrow|tonight|the end of (?:the )?"
         rf"(?:week|month|year)|(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|in\s+{_MONTH}"
         rf"|{_MONTH})")
-# A birthday is a day of the year, never "next week".
 CALENDAR_DAY = (rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                 r"|\d{1,2}/\d{1,2})")
 _CAPITALISED = r"(?:[A-Z][\w'.-]*(?:\s+(?:(?:de|del|la|le|am|upon|on|of|du|des|y)\b|[A-Z][\w'.-]*))*)"
@@ -46,6 +47,7 @@ def tidy(text: str) -> str:
 
 
 def key_of(text: str) -> str:
+    """A thing as a slot holds it, so that "the peanuts" and "Peanuts" supersede each other."""
     text = re.sub(r"^(?:a|an|the|some|any|all)\s+", "", text.lower())
     return re.sub(r"\s+", " ", text).strip()
 
@@ -77,6 +79,7 @@ def place_in(text: str) -> str:
 
 
 def organisation_in(text: str) -> str:
+    """Where someone works: a name ("Google") or a kind of place ("a small startup"); "" for "fun"."""
     text = tidy(re.split(r"\s+as\s+", text)[0])
     if re.fullmatch(_CAPITALISED, text) or re.fullmatch(
             r"(?:an?|the)\s+(?:[\w-]+\s+){0,3}(?:startup|start-up|company|firm|bank|hospital|school|university"
