@@ -11,8 +11,8 @@ when a name follows and ends the clause (not 我叫了外卖), 我怕 a fear onl
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
+from engram.core.profile.rules import Rule, chinese_rule
 from engram.core.profile.said import Said
 
 _ADVERBS = r"(?:现在|目前|一直|已经|平时|平常|从小|本身|也|都|还|就|真的|特别|非常|很|有点|比较|严重|本来|其实|天生)*"
@@ -69,22 +69,32 @@ OCCUPATIONS = re.compile(r"(?:老师|教师|护士|医生|大夫|工程师|程�
 LANGUAGE = re.compile(r"[\u4e00-\u9fff]{1,4}[语话文]|英文|中文|日文|法文|德文|手语")
 _NOT_A_PLACE = re.compile(r"酒店|宾馆|这里|那里|这儿|那儿|家里|朋友家|附近|你家|他家|她家|心里|隔壁|楼上|楼下|宿舍$|医院$")
 
-Rule = tuple[re.Pattern, Callable[[re.Match], "Said | list[Said] | None"]]
-
-
-def _rule(pattern: str, read) -> Rule:
-    return re.compile(pattern + r"[了啦呢的啊哦]*$"), read
-
-
 def _tidy(text: str) -> str:
     return text.strip("，,。.！!~ 了啦呢啊哦")
+
+
+def _plain(text: str, longest: int) -> str:
+    """``text`` when a line can name it: not empty, at most ``longest`` characters, and with no
+    pronoun, negation or question word in it (我怕来不及了 names no thing); else ""."""
+    return text if text and len(text) <= longest and not _NOT_A_THING.search(text) else ""
+
+
+def _object(m: re.Match, longest: int) -> str:
+    """What the clause is about (the rule's ``x``), tidied, when a line can name it; else ""."""
+    return _plain(_tidy(m.group("x")), longest)
+
+
+def _place(m: re.Match, longest: int) -> str:
+    """The place the clause names, or "" for one no line stands on (酒店, 这里, 朋友家)."""
+    place = _object(m, longest)
+    return "" if _NOT_A_PLACE.search(place) else place
 
 
 def _allergy(m: re.Match) -> list[Said]:
     """One line for each thing: 虾和螃蟹 are two allergies, each superseded alone."""
     found = []
     for thing in re.split(r"和|、|跟|以及|还有|或者|,|，", _tidy(m.group("x"))):
-        if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
+        if not _plain(thing, 8):
             return []
         found.append(Said("health", "allergy", ALLERGENS.get(thing, thing), f"对{thing}过敏", 5))
     return found
@@ -98,8 +108,7 @@ def _intolerance(m: re.Match) -> Said:
 def _condition(m: re.Match) -> Said | None:
     thing = re.sub(r"^(?:轻微的|严重的|轻度|重度|轻微|一点|点|慢性|)", "", _tidy(m.group("x")))
     thing = re.sub(r"的?(?:老毛病|毛病|问题)$", "", thing)
-    if (not thing or len(thing) > 8 or _NOT_A_THING.search(thing) or "恐" in thing
-            or not (thing in CONDITIONS or _CONDITION_SHAPE.search(thing))):
+    if not _plain(thing, 8) or "恐" in thing or not (thing in CONDITIONS or _CONDITION_SHAPE.search(thing)):
         return None
     return Said("health", "condition", CONDITIONS.get(thing, thing), f"有{thing}", 5)
 
@@ -113,7 +122,7 @@ def _medicine(m: re.Match) -> Said | None:
     how, dose = m.group("how") or "", m.group("dose") or ""
     name = thing.replace("的药", "药")
     known = any(name.startswith(medicine) for medicine in MEDICINES)
-    if not name or len(name) > 8 or _NOT_A_THING.search(name) or not (_MEDICINE_SHAPE.search(name) or known or dose):
+    if not _plain(name, 8) or not (_MEDICINE_SHAPE.search(name) or known or dose):
         return None
     if not (how or dose or name.endswith("药")):
         return None
@@ -121,22 +130,18 @@ def _medicine(m: re.Match) -> Said | None:
 
 
 def _home(m: re.Match) -> Said | None:
-    place = _tidy(m.group("x"))
-    if not place or len(place) > 12 or _NOT_A_PLACE.search(place) or _NOT_A_THING.search(place):
-        return None
-    return Said("identity", "home", "", f"住在{place}", 3)
+    place = _place(m, 12)
+    return Said("identity", "home", "", f"住在{place}", 3) if place else None
 
 
 def _work(m: re.Match) -> Said | None:
-    place = _tidy(m.group("x"))
-    if not place or len(place) > 12 or _NOT_A_THING.search(place):
-        return None
-    return Said("identity", "work", "", f"在{place}{m.group('v')}", 3)
+    place = _object(m, 12)
+    return Said("identity", "work", "", f"在{place}{m.group('v')}", 3) if place else None
 
 
 def _job(m: re.Match) -> Said | None:
-    job = _tidy(m.group("x"))
-    if not OCCUPATIONS.search(job) or len(job) > 10 or _NOT_A_THING.search(job):
+    job = _object(m, 10)
+    if not OCCUPATIONS.search(job):
         return None
     return Said("identity", "job", "", f"是{job}", 3, line=f"职业：{job}。")
 
@@ -149,10 +154,8 @@ def _studies(m: re.Match) -> Said | None:
 
 
 def _job_doing(m: re.Match) -> Said | None:
-    job = _tidy(m.group("x"))
-    if not job or len(job) > 6 or _NOT_A_THING.search(job):
-        return None
-    return Said("identity", "job", "", f"做{job}", 3, line=f"职业：{job}。")
+    job = _object(m, 6)
+    return Said("identity", "job", "", f"做{job}", 3, line=f"职业：{job}。") if job else None
 
 
 def _retired(m: re.Match) -> Said:
@@ -175,10 +178,8 @@ def _mother_tongue(m: re.Match) -> Said | None:
 
 
 def _origin(m: re.Match) -> Said | None:
-    place = _tidy(m.group("x"))
-    if not place or len(place) > 8 or _NOT_A_THING.search(place) or _NOT_A_PLACE.search(place):
-        return None
-    return Said("identity", "origin", "", f"老家是{place}", 2)
+    place = _place(m, 8)
+    return Said("identity", "origin", "", f"老家是{place}", 2) if place else None
 
 
 def _native_of(m: re.Match) -> Said | None:
@@ -197,17 +198,13 @@ def _vegetarian(m: re.Match) -> Said:
 
 
 def _diet_only(m: re.Match) -> Said | None:
-    thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
-        return None
-    return Said("diet", "diet", "", f"只吃{thing}", 4)
+    thing = _object(m, 8)
+    return Said("diet", "diet", "", f"只吃{thing}", 4) if thing else None
 
 
 def _eats_again(m: re.Match) -> Said | None:
-    thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 4 or _NOT_A_THING.search(thing):
-        return None
-    return Said("diet", "diet", "", f"又开始吃{thing}", 4)
+    thing = _object(m, 4)
+    return Said("diet", "diet", "", f"又开始吃{thing}", 4) if thing else None
 
 
 def _avoids(m: re.Match) -> Said | None:
@@ -276,8 +273,8 @@ def _appointment(m: re.Match) -> Said:
 
 
 def _exam(m: re.Match) -> Said | None:
-    exam = _tidy(m.group("x"))
-    if not exam or len(exam) > 6 or _NOT_A_THING.search(exam):
+    exam = _object(m, 6)
+    if not exam:
         return None
     return Said("commitments", "exam", {"雅思": "ielts", "托福": "toefl", "驾照": "driving test"}.get(exam, exam),
                 f"{m.group('when')}考{exam}", 3)
@@ -292,8 +289,8 @@ def _wedding(m: re.Match) -> Said:
 
 
 def _deadline(m: re.Match) -> Said | None:
-    thing = _tidy(m.group("x"))
-    if not thing or len(thing) > 8 or _NOT_A_THING.search(thing):
+    thing = _object(m, 8)
+    if not thing:
         return None
     text = _tidy(m.group()).lstrip("我的们")
     return Said("commitments", "deadline", DEADLINES.get(thing, thing), text, 3, line=f"{text}。")
@@ -322,65 +319,65 @@ def _name(m: re.Match) -> Said | None:
 
 # Predicates, read after the subject: 对花生过敏, 有高血压, 每天晚上要吃降压药.
 PREDICATES: list[Rule] = [
-    _rule(rf"{_ADVERBS}对(?P<x>[^，,。]{{1,10}}?)(?:很|非常|特别|严重|有点|轻微|也)?过敏", _allergy),
-    _rule(rf"{_ADVERBS}(?:有)?(?P<x>[^对，,。]{{1,6}}?)过敏(?:史)?", _allergy),
-    _rule(rf"{_ADVERBS}(?P<x>乳糖|麸质)不耐受?.*", _intolerance),
-    _rule(r"(?:有)?(?:点|一点|严重的|轻微的)?(?P<x>幽闭|社交|高)恐惧症", _phobia),
-    _rule(r"(?:有)?(?:点|一点|严重的|轻微的)?恐(?P<x>高)症", _phobia),
-    _rule(rf"{_ADVERBS}{_WHEN}(?:有|患有|得了|查出了?|查出来|确诊了?|被诊断出?了?|被诊断为)(?P<x>[^，,。]{{1,12}})", _condition),
-    _rule(rf"{_ADVERBS}(?:在|正在)?怀孕(?:{_NUMBER}个?[月周])?", _pregnant),
-    _rule(rf"{_ADVERBS}(?P<how>(?:{_FREQUENCY}|长期|一直在?|平时|晚上|早上|睡前|饭后|饭前|早晚)+)?(?:都|要|得|必须|会|在|各)*"
-          rf"(?:吃|服用|服|打|注射|喷)(?P<dose>[一两二三四五半\d]+[片粒颗支针次])?(?P<x>[^，,。]{{1,10}})", _medicine),
-    _rule(rf"{_ADVERBS}(?:住在|定居在|定居于|住于)(?P<x>[^，,。]{{1,12}})", _home),
-    _rule(r"(?:去年|今年|上个月|上周|最近|前几天|前段时间|刚|刚刚|已经|终于|\d{4}年)*(?:从[^，,。]{1,8}?)?搬(?:到|去|来)了?"
-          r"(?P<x>[^，,。]{1,12})", _home),
-    _rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{1,12}}?)(?P<v>工作|上班|实习|任职)", _work),
-    _rule(rf"{_ADVERBS}在[^，,。]{{1,12}}?(?:当|做)(?P<x>[^，,。]{{1,8}})", _job),
-    _rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{2,12}}?)(?P<v>读|念|上)(?P<y>博士|硕士|研究生|本科|大学|高中|初中|小学|大一|大二|大三|大四|研一|研二|研三)",
-          _studies),
-    _rule(rf"{_ADVERBS}是(?:一名|一位|一个|个|名|位)?(?P<x>[^，,。]{{1,10}})", _job),
-    _rule(rf"{_ADVERBS}是做(?P<x>[^，,。]{{1,6}})的", _job_doing),
-    _rule(rf"{_ADVERBS}(?:已经)?退休", _retired),
-    _rule(rf"{_ADVERBS}(?:会说|会讲|能说|说|讲|会|懂)(?:一点|一些|一点点)?(?P<x>[^，,。]{{1,16}})", _languages),
-    _rule(r"(?:的)?母语是(?P<x>[^，,。]{1,6})", _mother_tongue),
-    _rule(rf"{_ADVERBS}(?:老家|家乡)(?:是|在)(?P<x>[^，,。]{{1,8}}?)(?:人)?", _origin),
-    _rule(r"是(?P<x>[\u4e00-\u9fff]{2,4})人", _native_of),
-    _rule(rf"{_ADVERBS}(?:出生在|在)(?P<x>[^，,。]{{1,8}}?)(?:长大|出生)", _origin),
-    _rule(r"(?:今年)?(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})岁", _age),
-    _rule(r"今年(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})(?:岁)?", _age),
-    _rule(rf"{_ADVERBS}(?:只)?吃(?:全素|纯素|素|斋)(?:[^，,。]{{0,6}}年)?", _vegetarian),
-    _rule(rf"{_ADVERBS}(?:在)?(?:坚持)?(?:生酮饮食|轻断食|间歇性断食|低碳饮食|低碳水饮食|地中海饮食)", _vegetarian),
-    _rule(rf"{_ADVERBS}(?:已经)?戒(?P<x>酒|糖|咖啡|奶茶|肉)(?:了)?", _gave_up),
-    _rule(rf"{_ADVERBS}是(?:一个|一名|个)?(?:严格的)?(?:素食主义者|素食者|纯素食者|纯素主义者|吃素的)", _vegetarian),
-    _rule(rf"{_ADVERBS}(?:最近)?只吃(?P<x>[^，,。]{{1,10}})", _diet_only),
-    _rule(rf"{_ADVERBS}又(?:开始)?吃(?P<x>[^，,。]{{1,4}})", _eats_again),
-    _rule(rf"{_ADVERBS}(?:从来|一直|也)?(?P<neg>不|不能|不敢|从不|很少|不太)(?P<v>吃|喝|碰)(?P<x>[^，,。]{{1,8}})", _avoids),
-    _rule(rf"{_ADVERBS}(?P<neg>不喜欢|讨厌)(?P<v>吃|喝)(?P<x>[^，,。]{{1,5}})", _dislikes),
-    _rule(rf"{_ADVERBS}(?:很|特别|非常|有点|超级|最)?(?:怕|害怕|恐惧)(?P<x>[^，,。]{{1,6}})", _fear),
-    _rule(rf"{_ADVERBS}恐高", _acrophobia),
-    _rule(rf"{_ADVERBS}(?P<neg>不会|不能|没法|无法|不敢)(?P<x>{'|'.join(sorted(ABILITIES, key=len, reverse=True))})"
-          r"(?:[，,].*)?", _cannot),
-    _rule(rf"{_ADVERBS}(?:很|特别|非常|容易)?晕(?P<x>车|船|机)(?:很厉害|得厉害|很严重|严重)?(?:[，,].*)?", _motion_sick),
-    _rule(rf"(?P<how>{_FREQUENCY})(?:都|会|要|得|必须)*(?P<x>[^，,。]{{1,14}})", _routine),
-    _rule(rf"(?P<when>{DATE})(?:要|得)?考(?P<x>[^，,。]{{1,6}})", _exam),
-    _rule(rf"(?P<when>{DATE})(?:要)?结婚", _wedding),
-    _rule(rf"(?P<when>{DATE})(?:要|还)?有(?:个|一个|一场|场|次|一次)?(?P<x>面试|考试|手术|答辩|演讲|比赛|体检|汇报|约会)", _event),
-    _rule(rf"(?P<when>{DATE})(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
+    chinese_rule(rf"{_ADVERBS}对(?P<x>[^，,。]{{1,10}}?)(?:很|非常|特别|严重|有点|轻微|也)?过敏", _allergy),
+    chinese_rule(rf"{_ADVERBS}(?:有)?(?P<x>[^对，,。]{{1,6}}?)过敏(?:史)?", _allergy),
+    chinese_rule(rf"{_ADVERBS}(?P<x>乳糖|麸质)不耐受?.*", _intolerance),
+    chinese_rule(r"(?:有)?(?:点|一点|严重的|轻微的)?(?P<x>幽闭|社交|高)恐惧症", _phobia),
+    chinese_rule(r"(?:有)?(?:点|一点|严重的|轻微的)?恐(?P<x>高)症", _phobia),
+    chinese_rule(rf"{_ADVERBS}{_WHEN}(?:有|患有|得了|查出了?|查出来|确诊了?|被诊断出?了?|被诊断为)(?P<x>[^，,。]{{1,12}})", _condition),
+    chinese_rule(rf"{_ADVERBS}(?:在|正在)?怀孕(?:{_NUMBER}个?[月周])?", _pregnant),
+    chinese_rule(rf"{_ADVERBS}(?P<how>(?:{_FREQUENCY}|长期|一直在?|平时|晚上|早上|睡前|饭后|饭前|早晚)+)?(?:都|要|得|必须|会|在|各)*"
+                 rf"(?:吃|服用|服|打|注射|喷)(?P<dose>[一两二三四五半\d]+[片粒颗支针次])?(?P<x>[^，,。]{{1,10}})", _medicine),
+    chinese_rule(rf"{_ADVERBS}(?:住在|定居在|定居于|住于)(?P<x>[^，,。]{{1,12}})", _home),
+    chinese_rule(r"(?:去年|今年|上个月|上周|最近|前几天|前段时间|刚|刚刚|已经|终于|\d{4}年)*(?:从[^，,。]{1,8}?)?搬(?:到|去|来)了?"
+                 r"(?P<x>[^，,。]{1,12})", _home),
+    chinese_rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{1,12}}?)(?P<v>工作|上班|实习|任职)", _work),
+    chinese_rule(rf"{_ADVERBS}在[^，,。]{{1,12}}?(?:当|做)(?P<x>[^，,。]{{1,8}})", _job),
+    chinese_rule(rf"{_ADVERBS}在(?P<x>[^，,。]{{2,12}}?)(?P<v>读|念|上)(?P<y>博士|硕士|研究生|本科|大学|高中|初中|小学|大一|大二|大三|大四|研一|研二|研三)",
+                 _studies),
+    chinese_rule(rf"{_ADVERBS}是(?:一名|一位|一个|个|名|位)?(?P<x>[^，,。]{{1,10}})", _job),
+    chinese_rule(rf"{_ADVERBS}是做(?P<x>[^，,。]{{1,6}})的", _job_doing),
+    chinese_rule(rf"{_ADVERBS}(?:已经)?退休", _retired),
+    chinese_rule(rf"{_ADVERBS}(?:会说|会讲|能说|说|讲|会|懂)(?:一点|一些|一点点)?(?P<x>[^，,。]{{1,16}})", _languages),
+    chinese_rule(r"(?:的)?母语是(?P<x>[^，,。]{1,6})", _mother_tongue),
+    chinese_rule(rf"{_ADVERBS}(?:老家|家乡)(?:是|在)(?P<x>[^，,。]{{1,8}}?)(?:人)?", _origin),
+    chinese_rule(r"是(?P<x>[\u4e00-\u9fff]{2,4})人", _native_of),
+    chinese_rule(rf"{_ADVERBS}(?:出生在|在)(?P<x>[^，,。]{{1,8}}?)(?:长大|出生)", _origin),
+    chinese_rule(r"(?:今年)?(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})岁", _age),
+    chinese_rule(r"今年(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})(?:岁)?", _age),
+    chinese_rule(rf"{_ADVERBS}(?:只)?吃(?:全素|纯素|素|斋)(?:[^，,。]{{0,6}}年)?", _vegetarian),
+    chinese_rule(rf"{_ADVERBS}(?:在)?(?:坚持)?(?:生酮饮食|轻断食|间歇性断食|低碳饮食|低碳水饮食|地中海饮食)", _vegetarian),
+    chinese_rule(rf"{_ADVERBS}(?:已经)?戒(?P<x>酒|糖|咖啡|奶茶|肉)(?:了)?", _gave_up),
+    chinese_rule(rf"{_ADVERBS}是(?:一个|一名|个)?(?:严格的)?(?:素食主义者|素食者|纯素食者|纯素主义者|吃素的)", _vegetarian),
+    chinese_rule(rf"{_ADVERBS}(?:最近)?只吃(?P<x>[^，,。]{{1,10}})", _diet_only),
+    chinese_rule(rf"{_ADVERBS}又(?:开始)?吃(?P<x>[^，,。]{{1,4}})", _eats_again),
+    chinese_rule(rf"{_ADVERBS}(?:从来|一直|也)?(?P<neg>不|不能|不敢|从不|很少|不太)(?P<v>吃|喝|碰)(?P<x>[^，,。]{{1,8}})", _avoids),
+    chinese_rule(rf"{_ADVERBS}(?P<neg>不喜欢|讨厌)(?P<v>吃|喝)(?P<x>[^，,。]{{1,5}})", _dislikes),
+    chinese_rule(rf"{_ADVERBS}(?:很|特别|非常|有点|超级|最)?(?:怕|害怕|恐惧)(?P<x>[^，,。]{{1,6}})", _fear),
+    chinese_rule(rf"{_ADVERBS}恐高", _acrophobia),
+    chinese_rule(rf"{_ADVERBS}(?P<neg>不会|不能|没法|无法|不敢)(?P<x>{'|'.join(sorted(ABILITIES, key=len, reverse=True))})"
+                 r"(?:[，,].*)?", _cannot),
+    chinese_rule(rf"{_ADVERBS}(?:很|特别|非常|容易)?晕(?P<x>车|船|机)(?:很厉害|得厉害|很严重|严重)?(?:[，,].*)?", _motion_sick),
+    chinese_rule(rf"(?P<how>{_FREQUENCY})(?:都|会|要|得|必须)*(?P<x>[^，,。]{{1,14}})", _routine),
+    chinese_rule(rf"(?P<when>{DATE})(?:要|得)?考(?P<x>[^，,。]{{1,6}})", _exam),
+    chinese_rule(rf"(?P<when>{DATE})(?:要)?结婚", _wedding),
+    chinese_rule(rf"(?P<when>{DATE})(?:要|还)?有(?:个|一个|一场|场|次|一次)?(?P<x>面试|考试|手术|答辩|演讲|比赛|体检|汇报|约会)", _event),
+    chinese_rule(rf"(?P<when>{DATE})(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
 ]
 
 # Whole clauses about the person whose subject is not 我: 叫我小李, 我的论文6月3日要交, 下周五我要去看牙医.
 CLAUSES: list[Rule] = [
-    _rule(r"(?:我的名字|我名字)(?:是|叫)(?P<x>[^，,。]{1,20})", _name),
-    _rule(rf"我的?生日(?:是|在)(?P<x>{CALENDAR_DAY})", lambda m: Said(
+    chinese_rule(r"(?:我的名字|我名字)(?:是|叫)(?P<x>[^，,。]{1,20})", _name),
+    chinese_rule(rf"我的?生日(?:是|在)(?P<x>{CALENDAR_DAY})", lambda m: Said(
         "identity", "birthday", "", f"生日是{m.group('x')}", 3, line=f"生日：{m.group('x')}。")),
-    _rule(r"(?:你|大家|别人|朋友们)?(?:都|可以|就)?叫我(?P<x>[^，,。]{1,20})", _name),
-    _rule(r"我叫(?P<x>[^，,。]{1,20})", _name),
-    _rule(rf"(?:我的|我们的|我们|我)?(?P<x>[^，,。我]{{1,8}}?)(?P<when>{DATE})(?:前|之前|以前)?(?:就|都)?(?:要|必须|得|需要)?"
-          rf"(?:交|提交|上交|上线|完成|截止|交稿|答辩|发布|到期)", _deadline),
-    _rule(r"(?:以后)?(?:请)?(?:回答|回复)?(?:的时候|时)?(?:尽量|最好|请|都)?(?P<x>列要点|分点|分条|用列表|列出要点|多举例子?|举例子"
-          r"|用公制单位|附上代码)(?:回答|说)?.*", _format),
-    _rule(r"(?:我)?(?:家)?养了?(?:一只|一条|一个|只|条)?(?P<pet>狗|猫|兔子|鹦鹉|仓鼠)(?:，|,)?(?:叫|名字叫)(?P<x>[^，,。]{1,6})", _pet),
-    _rule(rf"(?P<when>{DATE})我(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
+    chinese_rule(r"(?:你|大家|别人|朋友们)?(?:都|可以|就)?叫我(?P<x>[^，,。]{1,20})", _name),
+    chinese_rule(r"我叫(?P<x>[^，,。]{1,20})", _name),
+    chinese_rule(rf"(?:我的|我们的|我们|我)?(?P<x>[^，,。我]{{1,8}}?)(?P<when>{DATE})(?:前|之前|以前)?(?:就|都)?(?:要|必须|得|需要)?"
+                 rf"(?:交|提交|上交|上线|完成|截止|交稿|答辩|发布|到期)", _deadline),
+    chinese_rule(r"(?:以后)?(?:请)?(?:回答|回复)?(?:的时候|时)?(?:尽量|最好|请|都)?(?P<x>列要点|分点|分条|用列表|列出要点|多举例子?|举例子"
+                 r"|用公制单位|附上代码)(?:回答|说)?.*", _format),
+    chinese_rule(r"(?:我)?(?:家)?养了?(?:一只|一条|一个|只|条)?(?P<pet>狗|猫|兔子|鹦鹉|仓鼠)(?:，|,)?(?:叫|名字叫)(?P<x>[^，,。]{1,6})", _pet),
+    chinese_rule(rf"(?P<when>{DATE})我(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
 ]
 
 RELATIONS = {
@@ -397,21 +394,10 @@ SHOWN = {"妈": "妈妈", "爸": "爸爸"}
 RELATION = re.compile(rf"我(?:的|家|家的|家里的)?(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})(?:的)?(?P<rest>.*)$")
 _NEEDS = r"(?:坐轮椅|要坐轮椅|需要坐轮椅|行动不便|腿脚不好|耳朵不好|耳背|听力不好|眼睛不好|看不见|失明|瘫痪|卧床|听不清|走不了路)"
 PERSON_FACTS: list[Rule] = [
-    _rule(rf"(?:的)?生日是(?P<x>{CALENDAR_DAY})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
-    _rule(r"(?:叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
-          lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
-    _rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?|今年(?P<y>{_NUMBER})",
-          lambda m: Said("people", "age", "", f"今年{m.group('x') or m.group('y')}岁", 3)),
-    _rule(rf"(?P<x>[^，,。]{{0,6}}{_NEEDS}[^，,。]{{0,6}})", lambda m: Said("people", "need", "", _tidy(m.group("x")), 4)),
+    chinese_rule(rf"(?:的)?生日是(?P<x>{CALENDAR_DAY})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
+    chinese_rule(r"(?:叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
+                 lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
+    chinese_rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?|今年(?P<y>{_NUMBER})",
+                 lambda m: Said("people", "age", "", f"今年{m.group('x') or m.group('y')}岁", 3)),
+    chinese_rule(rf"(?P<x>[^，,。]{{0,6}}{_NEEDS}[^，,。]{{0,6}})", lambda m: Said("people", "need", "", _tidy(m.group("x")), 4)),
 ]
-
-
-def read(predicate: str, rules: list[Rule] = PREDICATES) -> list[Said]:
-    """What ``predicate`` says, by the first rule that reads it."""
-    for pattern, reader in rules:
-        m = pattern.match(predicate)
-        if m:
-            found = reader(m)
-            if found:
-                return found if isinstance(found, list) else [found]
-    return []

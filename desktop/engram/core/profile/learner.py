@@ -16,6 +16,7 @@ import re
 from engram.core.profile import chinese, english
 from engram.core.profile.lines import CATEGORIES, Learned, PreferenceChange
 from engram.core.profile.replies import changes
+from engram.core.profile.rules import read
 from engram.core.profile.said import Said
 from engram.core.profile.statements import Clause, sentences, statements
 
@@ -67,7 +68,7 @@ def _english(clause: Clause, subject: str) -> tuple[list[Learned], str]:
     said = clause.said.replace("’", "'")
     if subject:
         said = re.sub(r"^(?:he|she)\b", subject, said, flags=re.IGNORECASE)
-    own = english.read(said, english.CLAUSES)
+    own = read(said, english.CLAUSES)
     if own:
         return [_own(s, clause.text, "en") for s in own], ""
     person = english.RELATION.match(said)
@@ -93,17 +94,17 @@ def _english(clause: Clause, subject: str) -> tuple[list[Learned], str]:
         predicate = "am " + said
     else:
         return [], ""
-    return [_own(s, clause.text, "en") for s in english.read(predicate)], ""
+    return [_own(s, clause.text, "en") for s in read(predicate, english.PREDICATES)], ""
 
 
 def _english_relative(relation: str, name: str | None, rest: str, evidence: str) -> list[Learned]:
     found = []
     if name:
         found.append(_theirs(Said("people", "name", "", f"is called {name}", 3), relation, evidence, "en"))
-    facts = english.read(rest, english.PERSON_FACTS)
+    facts = read(rest, english.PERSON_FACTS)
     if not facts:
         predicate = _EN_VERB.sub(lambda m: m.group(1) + _EN_BASE[m.group(2).lower()], re.sub(r"^'s\s+", "is ", rest.strip()))
-        facts = english.read(predicate)
+        facts = read(predicate, english.PREDICATES)
     return found + [_theirs(s, relation, evidence, "en") for s in facts if s.family in _ABOUT_OTHERS]
 
 
@@ -122,14 +123,14 @@ def _chinese(clause: Clause, subject: str) -> tuple[list[Learned], str]:
 
 def _chinese_with_subject(clause: Clause, said: str, subject: str) -> tuple[list[Learned], str]:
     text = subject + said
-    found = chinese.read(text, chinese.CLAUSES)
+    found = read(text, chinese.CLAUSES)
     if found:
         return [_own(s, clause.text, "zh", clause) for s in found], "我" if re.match("我(?![的们])", text) else ""
     person = chinese.RELATION.match(text)
     if person:
         relation = person.group("rel")
         rest = person.group("rest")
-        facts = chinese.read(rest, chinese.PERSON_FACTS) or chinese.read(rest)
+        facts = read(rest, chinese.PERSON_FACTS) or read(rest, chinese.PREDICATES)
         shown = chinese.SHOWN.get(relation, relation)
         lines = [_theirs(s, chinese.RELATIONS[relation], clause.text, "zh", shown, clause)
                  for s in facts if s.family in _ABOUT_OTHERS]
@@ -137,7 +138,7 @@ def _chinese_with_subject(clause: Clause, said: str, subject: str) -> tuple[list
     own = _ZH_SELF.match(text)
     if not own:
         return [], ""
-    return [_own(s, clause.text, "zh", clause) for s in chinese.read(own.group("p"))], text[:own.start("p")]
+    return [_own(s, clause.text, "zh", clause) for s in read(own.group("p"), chinese.PREDICATES)], text[:own.start("p")]
 
 
 def _own(said: Said, evidence: str, language: str, clause: Clause | None = None) -> Learned:

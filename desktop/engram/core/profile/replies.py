@@ -9,6 +9,7 @@ when it is about a text the person is writing ("make this email more formal", �
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from engram.core.memory.search.words.tokens import simplified
 from engram.core.profile.lines import PreferenceChange
@@ -74,6 +75,18 @@ _ZH_EMOJI = re.compile(r"(?:多|可以|加点|多用|多加)(?:用|加|使用)?(
 _TONES = {"formally": "formal", "casually": "casual", "relaxed": "casual", "professionally": "professional",
           "politely": "polite", "funny": "playful"}
 
+# What else a sentence may ask for, key by key: the value of the first pattern that it matches.
+Choices = tuple[tuple[str | bool, re.Pattern], ...]
+_ZH_ASKS: tuple[tuple[str, Choices], ...] = (
+    ("tone", _ZH_TONES),
+    ("detail", (("brief", _ZH_BRIEF), ("detailed", _ZH_DETAILED))),
+    ("emoji", ((False, _ZH_NO_EMOJI), (True, _ZH_EMOJI))),
+)
+_EN_ASKS: tuple[tuple[str, Choices], ...] = (
+    ("detail", (("brief", _EN_BRIEF), ("detailed", _EN_DETAILED))),
+    ("emoji", ((False, _EN_NO_EMOJI), (True, _EN_EMOJI))),
+)
+
 
 def changes(sentence: str) -> list[PreferenceChange]:
     """The preferences ``sentence`` asks to change, each once."""
@@ -90,17 +103,8 @@ def changes(sentence: str) -> list[PreferenceChange]:
         language = _ZH_LANGUAGE.search(zh)
         if language and (not re.search(r"[?？吗]", zh) or _ZH_STANDING.search(zh)):
             change("language", LANGUAGES[language.group("x") or language.group("y")])
-        for name, pattern in _ZH_TONES:
-            if pattern.search(zh):
-                change("tone", name)
-        if _ZH_BRIEF.search(zh):
-            change("detail", "brief")
-        elif _ZH_DETAILED.search(zh):
-            change("detail", "detailed")
-        if _ZH_NO_EMOJI.search(zh):
-            change("emoji", False)
-        elif _ZH_EMOJI.search(zh):
-            change("emoji", True)
+        for key, choices in _ZH_ASKS:
+            _choose(zh, key, choices, change)
         return list(found.values())
     if _NOT_ABOUT_REPLIES.search(sentence):
         return []
@@ -114,12 +118,14 @@ def changes(sentence: str) -> list[PreferenceChange]:
         elif (tone.group("more") or "").lower() != "less":
             word = tone.group("x").lower()
             change("tone", _TONES.get(word, word))
-    if _EN_BRIEF.search(sentence):
-        change("detail", "brief")
-    elif _EN_DETAILED.search(sentence):
-        change("detail", "detailed")
-    if _EN_NO_EMOJI.search(sentence):
-        change("emoji", False)
-    elif _EN_EMOJI.search(sentence):
-        change("emoji", True)
+    for key, choices in _EN_ASKS:
+        _choose(sentence, key, choices, change)
     return list(found.values())
+
+
+def _choose(sentence: str, key: str, choices: Choices, change: Callable[[str, str | bool], None]) -> None:
+    """Change ``key`` to the value of the first of ``choices`` that ``sentence`` asks for, if any."""
+    for value, pattern in choices:
+        if pattern.search(sentence):
+            change(key, value)
+            return

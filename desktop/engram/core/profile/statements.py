@@ -52,6 +52,19 @@ _JOKE = re.compile(r"\b(?:haha+|lol|lmao|jk|kidding)\b|哈哈|😂|🤣|😆", r
 
 
 @dataclass(frozen=True)
+class _Reading:
+    """How a clause in one language is read: the filler it may open with ("btw", 对了) comes off,
+    and a question or an unreal clause (a hypothetical, a plan) states nothing."""
+
+    filler: re.Pattern
+    question: re.Pattern
+    unreal: re.Pattern
+
+
+_READING = {False: _Reading(_EN_FILLER, _EN_QUESTION, _EN_UNREAL), True: _Reading(_ZH_FILLER, _ZH_QUESTION, _ZH_UNREAL)}
+
+
+@dataclass(frozen=True)
 class Clause:
     """One clause of the person's own words, as written (``text``, the evidence) and as the rules
     read it (``said``: fillers off, Chinese as Simplified)."""
@@ -90,10 +103,11 @@ def statements(message: str) -> list[list[Clause]]:
             if not part:
                 continue
             chinese = bool(re.search(f"[{HAN}]", part))
-            said = _ZH_FILLER.sub("", simplified(part)) if chinese else _EN_FILLER.sub("", part)
-            if (_ZH_UNREAL if chinese else _EN_UNREAL).search(said):
+            reading = _READING[chinese]
+            said = reading.filler.sub("", simplified(part) if chinese else part)
+            if reading.unreal.search(said):
                 break                       # a hypothetical or a plan: nothing from here to the sentence's end
-            if said and not (_ZH_QUESTION if chinese else _EN_QUESTION).search(said):
+            if said and not reading.question.search(said):
                 clauses.append(Clause(part, said, chinese))
         if clauses:
             found.append(clauses)
