@@ -84,9 +84,29 @@ def test_the_conversation_or_the_header_picks_the_session_and_user_picks_the_per
     in_body = client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "hi"}],
                                              user="alice", extra_body={"session": "alice-trip"})
     assert in_body.model_extra["engram"]["session"] == "alice-trip"
-    with pytest.raises(openai.BadRequestError, match="belongs to another user"):
-        client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "hi"}], user="bob",
-                                       extra_headers={"X-Engram-Session": "alice-trip"})
+
+
+def test_another_users_session_reads_exactly_like_one_that_does_not_exist(api):
+    engram, server, client = api
+    client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "my secret plan"}],
+                                   user="alice", extra_headers={"X-Engram-Session": "same1"})
+
+    def as_bob(session: str):
+        return client.chat.completions.with_raw_response.create(
+            model="engram", messages=[{"role": "user", "content": "hi"}], user="bob",
+            extra_headers={"X-Engram-Session": session})
+
+    taken, free = as_bob("same1"), as_bob("never-used")
+    for answer, name in ((taken, "same1"), (free, "never-used")):
+        assert answer.status_code == 200 and answer.headers["X-Engram-Session"] == name
+        assert answer.parse().model_extra["engram"]["session"] == name
+    again = as_bob("same1").parse()                    # bob goes on in his own session of that name
+    bobs = {s.id: [m.content for m in engram.sessions.messages(s.id)] for s in engram.sessions.list("bob")}
+    assert sorted(bobs.values()) == [["hi", "Hello there, friend."], ["hi", "Hello there, friend."] * 2]
+    assert again.model_extra["engram"]["user_message_id"] in [m.id for m in engram.sessions.messages(
+        next(i for i, said in bobs.items() if len(said) == 4))]
+    assert engram.sessions.get("same1").user == "alice"
+    assert [m.content for m in engram.sessions.messages("same1")] == ["my secret plan", "Hello there, friend."]
 
 
 def test_a_stream_brings_the_reply_piece_by_piece(api):
@@ -181,7 +201,7 @@ def test_malformed_bodies_are_400_with_a_clear_message(api):
     engram, server, client = api
     headers = {"Authorization": f"Bearer {api_key(engram.data_dir)}", "Content-Type": "application/json"}
     raw = httpx.post(f"{server.url}/chat/completions", content=b"{not json", headers=headers)
-    assert raw.status_code == 400 and raw.json()["error"]["message"] == "the request body is not JSON"
+    assert raw.status_code == 400 and raw.json()["error"]["message"].startswith("the request body is not JSON: ")
     for body, said in (({"model": "engram"}, "messages: Field required"),
                        ({"model": "engram", "messages": []}, "messages: List should have at least 1 item"),
                        ({"model": "engram", "messages": [{"role": "wizard", "content": "hi"}]}, "messages.0.role"),

@@ -19,7 +19,7 @@ from engram.core.conversation.archive import ARCHIVE_JOB, forget_message
 from engram.core.models.chat_model import ChatModel, Generation
 from engram.core.conversation.context import RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section, TurnContext, fit
 from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
-from engram.core.errors import InvalidInput, ModelError
+from engram.core.errors import ContextTooLong, InvalidInput
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
@@ -76,9 +76,11 @@ class TurnEngine:
         self.preferred_language = preferred_language    # user -> their ``language`` preference, or ""
 
     def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
-             stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
+             stop: threading.Event | None = None, max_tokens: int | None = None,
+             json_schema: dict | None = None) -> TurnResult:
         """Run one turn. ``on_token`` gets the visible reply as it streams (never tool-call markup),
-        on the model's worker thread; setting ``stop`` ends the reply early and keeps what came."""
+        on the model's worker thread; setting ``stop`` ends the reply early and keeps what came.
+        With ``json_schema`` the reply is JSON matching it (grammar-constrained; no tool calls)."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("the message is empty", hint="type something to say")
         started = time.perf_counter()
@@ -88,10 +90,11 @@ class TurnEngine:
             self.outbox.enqueue(ARCHIVE_JOB, {"message_id": user_message.id}, conn)
         self.outbox.wake()
         session = self.sessions.name_from_first_words(session, text)
-        return self._answer(session, user_message, [], on_token, stop, max_tokens, started)
+        return self._answer(session, user_message, [], on_token, stop, max_tokens, started, json_schema)
 
     def regenerate(self, session_id: str, *, on_token: Callable[[str], None] | None = None,
-                   stop: threading.Event | None = None, max_tokens: int | None = None) -> TurnResult:
+                   stop: threading.Event | None = None, max_tokens: int | None = None,
+                   json_schema: dict | None = None) -> TurnResult:
         """Answer the session's last user message again (Retry), streaming like ``send``; after a
         turn that failed, answer it for the first time. The message is not stored again; its old
         reply is replaced by the new one in the transaction that stores it (until then nothing is
@@ -99,11 +102,11 @@ class TurnEngine:
         started = time.perf_counter()
         session = self.sessions.get(session_id)
         user_message, replies = self.sessions.last_exchange(session_id)
-        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started)
+        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started, json_schema)
 
     def _answer(self, session: Session, user_message: Message, replaced: list[Message],
                 on_token: Callable[[str], None] | None, stop: threading.Event | None, max_tokens: int | None,
-                started: float) -> TurnResult:
+                started: float, json_schema: dict | None = None) -> TurnResult:
         """Build the context for a stored user message, stream the reply and store it (with its
         turn record and background jobs) in place of the ``replaced`` replies."""
         session_id, text = session.id, user_message.content
@@ -118,7 +121,7 @@ class TurnEngine:
         budget = model.context_tokens - reply_tokens - user_tokens - SAFETY_TOKENS
         cut = fit(sections, budget, model.count_tokens)
         if sum(s.tokens for s in sections) > budget:
-            raise ModelError(f"the message and the system prompt need more than the model's {model.context_tokens}"
+            raise ContextTooLong(f"the message and the system prompt need more than the model's {model.context_tokens}"
                              " tokens of context", hint="shorten the message (it is saved) or raise the context size")
         context_ms = (time.perf_counter() - started) * 1000
         messages = assemble(sections, text, recall_prompt(self.options.recall_prompt, turn.language))
@@ -131,11 +134,13 @@ class TurnEngine:
             shown(piece)
 
         for round_ in range(self.max_tool_rounds + 1):
-            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens)
+            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens,
+                                        json_schema=json_schema)
             generations.append(generation)
             shown.flush()
             visible, call, problem = split(generation.text)
-            if generation.stopped or (call is None and not problem) or round_ == self.max_tool_rounds:
+            if (generation.stopped or json_schema is not None or (call is None and not problem)
+                    or round_ == self.max_tool_rounds):
                 break
             result = self._call(tools, call) if call else f"error: {problem}"
             tool_calls.append({"name": call.name if call else None, "arguments": call.arguments if call else None,
