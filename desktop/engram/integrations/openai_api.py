@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from typing import Annotated, Literal, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
@@ -56,7 +56,21 @@ RETRY_WINDOW_S = 120            # how long a stored message may be taken for the
 RETRY_HEADER = "x-stainless-retry-count"    # the OpenAI SDKs number each try of a request: 0, 1, 2...
 DISCONNECT_CHECK_S = 0.25       # how often a reply that is not streamed looks whether its client is still there
 
-Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+
+
+def bounded(value):
+    """Refuses a text, or a text in a list (of texts or of a message's parts), of more than
+    MAX_TEXT_CHARS characters."""
+    texts = [getattr(t, "text", t) for t in (value if isinstance(value, list) else [value])]
+    longest = max((len(t) for t in texts if t is not None), default=0)
+    if longest > MAX_TEXT_CHARS:
+        raise ValueError(f"a text may hold at most {MAX_TEXT_CHARS} characters, not {longest}")
+    return value
+
+
+def Bounded(kinds):          # noqa: N802 (a type)
+    """``kinds`` (a type or a union) with its texts bounded, checked once its type is known."""
+    return Annotated[kinds, AfterValidator(bounded)]
 Model = TypeVar("Model", bound=BaseModel)
 
 
@@ -82,12 +96,12 @@ class Strict(BaseModel):
 
 class TextPart(Strict):
     type: Literal["text"]
-    text: Text
+    text: str
 
 
 class ChatMessage(Strict):
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: Text | list[TextPart] | None = None
+    content: Bounded(str | list[TextPart] | None) = None
 
     @property
     def text(self) -> str:
@@ -130,7 +144,7 @@ class ChatRequest(Strict):
 
 class EmbeddingRequest(Strict):
     model: str = ""
-    input: Text | list[Text] = Field(min_length=1)
+    input: Bounded(str | list[str]) = Field(min_length=1)
     encoding_format: Literal["float", "base64"] = "float"
 
 
@@ -162,10 +176,12 @@ def parsed(model: type[Model], body: bytes) -> Model:
     except ValidationError as e:
         first = e.errors()[0]
         if first["type"] == "json_invalid":
-            raise ApiError(400, f"the request body is not JSON: {first['msg'].removeprefix('Invalid JSON: ')}",
-                           code="invalid_json") from None
+            problem = first["msg"].removeprefix("Invalid JSON: ")
+            if any(word in problem for word in ("escape", "surrogate", "unicode")):
+                problem += " (text must be Unicode: a lone surrogate, \\ud800 to \\udfff, or bytes that are not UTF-8 are not)"
+            raise ApiError(400, f"the request body is not JSON: {problem}", code="invalid_json") from None
         where = ".".join(str(p) for p in first["loc"])
-        raise ApiError(400, f"{where or 'body'}: {first['msg']}" + (f" ({len(e.errors()) - 1} more problems)"
+        raise ApiError(400, f"{where or 'body'}: {first['msg'].removeprefix('Value error, ')}" + (f" ({len(e.errors()) - 1} more problems)"
                                                                     if len(e.errors()) > 1 else ""),
                        param=where or None, code=first["type"]) from None
 
