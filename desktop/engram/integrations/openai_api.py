@@ -41,6 +41,7 @@ from engram.core.errors import ContextTooLong, EngramError, InvalidInput, ModelE
 from engram.core.conversation.engine import TurnResult
 from engram.core.conversation.sessions import Session, Sessions
 from engram.core.models.grammar import schema_grammar
+from engram.integrations import json_problem
 from engram.integrations.api_key import accepts
 
 log = logging.getLogger(__name__)
@@ -176,10 +177,8 @@ def parsed(model: type[Model], body: bytes) -> Model:
     except ValidationError as e:
         first = e.errors()[0]
         if first["type"] == "json_invalid":
-            problem = first["msg"].removeprefix("Invalid JSON: ")
-            if any(word in problem for word in ("escape", "surrogate", "unicode")):
-                problem += " (text must be Unicode: a lone surrogate, \\ud800 to \\udfff, or bytes that are not UTF-8 are not)"
-            raise ApiError(400, f"the request body is not JSON: {problem}", code="invalid_json") from None
+            raise ApiError(400, f"the request body is not JSON: {json_problem(first['msg'])}",
+                           code="invalid_json") from None
         where = ".".join(str(p) for p in first["loc"])
         raise ApiError(400, f"{where or 'body'}: {first['msg'].removeprefix('Value error, ')}" + (f" ({len(e.errors()) - 1} more problems)"
                                                                     if len(e.errors()) > 1 else ""),
