@@ -57,6 +57,7 @@ RETRY_WINDOW_S = 120            # how long a stored message may be taken for the
 RETRY_HEADER = "x-stainless-retry-count"    # the OpenAI SDKs number each try of a request: 0, 1, 2...
 DISCONNECT_CHECK_S = 0.25       # how often a reply that is not streamed looks whether its client is still there
 
+Model = TypeVar("Model", bound=BaseModel)
 
 
 def bounded(value):
@@ -72,7 +73,6 @@ def bounded(value):
 def Bounded(kinds):          # noqa: N802 (a type)
     """``kinds`` (a type or a union) with its texts bounded, checked once its type is known."""
     return Annotated[kinds, AfterValidator(bounded)]
-Model = TypeVar("Model", bound=BaseModel)
 
 
 class ApiError(Exception):
@@ -180,8 +180,8 @@ def parsed(model: type[Model], body: bytes) -> Model:
             raise ApiError(400, f"the request body is not JSON: {json_problem(first['msg'])}",
                            code="invalid_json") from None
         where = ".".join(str(p) for p in first["loc"])
-        raise ApiError(400, f"{where or 'body'}: {first['msg'].removeprefix('Value error, ')}" + (f" ({len(e.errors()) - 1} more problems)"
-                                                                    if len(e.errors()) > 1 else ""),
+        more = f" ({len(e.errors()) - 1} more problems)" if len(e.errors()) > 1 else ""
+        raise ApiError(400, f"{where or 'body'}: {first['msg'].removeprefix('Value error, ')}{more}",
                        param=where or None, code=first["type"]) from None
 
 
