@@ -4,7 +4,8 @@ port in use is a clear error here rather than a log line on another thread.
 
 A client cannot hold the server's connections: a request's headers must arrive within
 HEADERS_TIMEOUT_S (openai_api.py bounds its body in time and size), an idle connection closes after
-uvicorn's keep-alive timeout, and past MAX_CONNECTIONS uvicorn answers 503 at once."""
+uvicorn's keep-alive timeout, a request on the last connection allowed gets uvicorn's 503, and a
+connection past MAX_CONNECTIONS is closed at once."""
 
 from __future__ import annotations
 
@@ -37,13 +38,18 @@ class HeadersDeadline(H11Protocol):
     """uvicorn's HTTP protocol with a deadline for a request's headers, from the moment the
     connection opens or its last answer ends; a connection that misses it is closed. uvicorn has
     no such timeout (its issue #157), and its keep-alive timer restarts with every byte, so a
-    client sending a byte now and then would hold a connection, and a file descriptor, for ever."""
+    client sending a byte now and then would hold a connection, and a file descriptor, for ever.
+    uvicorn also accepts every connection (its limit only answers requests with 503): one past
+    MAX_CONNECTIONS is closed here at once."""
 
     _deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport) -> None:        # type: ignore[override]
         super().connection_made(transport)
-        self._arm()
+        if len(self.connections) > MAX_CONNECTIONS:
+            transport.close()
+        else:
+            self._arm()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
