@@ -33,6 +33,9 @@ class FakeEmbedder:
         self.queries.append(query)
         return self.embed([query])[0]
 
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        return sum(len(text.split()) for text in texts)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.calls += 1
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)

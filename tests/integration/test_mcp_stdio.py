@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp.types import Implementation
+from mcp.types import LATEST_PROTOCOL_VERSION, Implementation
 
 from engram.core.app import Engram
 from engram.core.errors import NotFound
@@ -184,3 +186,46 @@ def test_the_profile_is_read_and_a_proposed_line_waits_for_the_persons_ok(tmp_pa
         assert [line.text for line in engram.profiles.active("U")] == ["Allergic to peanuts."]
     finally:
         engram.close()
+
+
+def test_every_line_gets_an_answer_even_one_that_is_no_message(tmp_path):
+    """The SDK dropped a line it could not parse (the client waited for its timeout) and stored
+    bytes that are not UTF-8 as U+FFFD; an id too large for the database failed with no reason."""
+    data = tmp_path / "data"
+    Engram(data, meaning=False).close()
+    params = server(data)
+    process = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def ask(line: bytes) -> dict:
+        process.stdin.write(line + b"\n")
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 120)
+        assert ready, f"no answer to {line!r}"
+        return json.loads(process.stdout.readline())
+
+    def call(request_id: int, tool: str, arguments: str) -> bytes:
+        return (f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", "params": {{"name": "{tool}",'
+                f' "arguments": {arguments}}}}}').encode()
+
+    try:
+        assert "result" in ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}).encode())
+        process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        surrogate = ask(call(2, "add_memory", '{"text": "half a pair \\ud800"}'))
+        assert surrogate["id"] == 2 and surrogate["error"]["code"] == -32602
+        assert "a lone surrogate" in surrogate["error"]["message"]
+        not_utf8 = ask(call(3, "add_memory", '{"text": "caf"}').replace(b"caf", b"caf\xe9"))     # Latin-1
+        assert not_utf8["id"] == 3 and not_utf8["error"] == {"code": -32602,
+                                                             "message": "the message is not UTF-8 text; nothing was stored"}
+        malformed = ask(b'{"jsonrpc": "2.0", "id": 4, "method"')
+        assert malformed["id"] is None and malformed["error"]["code"] == -32700
+        huge = ask(call(5, "forget_memory", f'{{"id": {2**70}}}'))["result"]
+        assert huge["isError"] and "less than or equal to 9223372036854775807" in huge["content"][0]["text"]
+        listed = ask(call(6, "list_memories", "{}"))["result"]
+        assert listed["structuredContent"] == {"result": []}                  # nothing was stored
+    finally:
+        process.stdin.close()
+        assert process.wait(60) == 0
+    assert b"Traceback" not in process.stderr.read()

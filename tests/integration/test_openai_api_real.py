@@ -4,6 +4,7 @@ closed half-way that stops the turn."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -102,3 +103,15 @@ def test_closing_the_stream_stops_the_real_models_reply(served):
         assert reply.status == "stopped" and reply.content.startswith(received.strip())
     finally:
         engram.close()
+
+
+def test_json_from_the_real_model_and_its_embedding_usage(served):
+    client, data = served
+    schema = {"type": "object", "properties": {"snack": {"type": "string", "maxLength": 20}}, "required": ["snack"]}
+    answer = client.chat.completions.create(
+        model="engram", max_tokens=64, extra_headers={"X-Engram-Session": "json"},
+        messages=[{"role": "user", "content": "Name one snack, as JSON."}],
+        response_format={"type": "json_schema", "json_schema": {"name": "snack", "schema": schema}})
+    assert isinstance(json.loads(answer.choices[0].message.content)["snack"], str)
+    embedded = client.embeddings.create(model="engram", input=["I am allergic to peanuts", "我对花生过敏"])
+    assert embedded.usage.prompt_tokens >= 8 and embedded.usage.total_tokens == embedded.usage.prompt_tokens

@@ -4,6 +4,7 @@ models (the real small models: tests/integration/test_openai_api_real.py)."""
 from __future__ import annotations
 
 import base64
+import json
 import socket
 import threading
 import time
@@ -13,8 +14,9 @@ import numpy as np
 import openai
 import pytest
 
-from engram.core.errors import EngramError
+from engram.core.errors import EngramError, ModelError
 from engram.integrations.api_key import api_key, regenerate
+from engram.integrations import api_server, openai_api
 from engram.integrations.api_server import ApiServer, ApiServerError
 from fakes import FakeChatModel
 
@@ -84,9 +86,29 @@ def test_the_conversation_or_the_header_picks_the_session_and_user_picks_the_per
     in_body = client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "hi"}],
                                              user="alice", extra_body={"session": "alice-trip"})
     assert in_body.model_extra["engram"]["session"] == "alice-trip"
-    with pytest.raises(openai.BadRequestError, match="belongs to another user"):
-        client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "hi"}], user="bob",
-                                       extra_headers={"X-Engram-Session": "alice-trip"})
+
+
+def test_another_users_session_reads_exactly_like_one_that_does_not_exist(api):
+    engram, server, client = api
+    client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "my secret plan"}],
+                                   user="alice", extra_headers={"X-Engram-Session": "same1"})
+
+    def as_bob(session: str):
+        return client.chat.completions.with_raw_response.create(
+            model="engram", messages=[{"role": "user", "content": "hi"}], user="bob",
+            extra_headers={"X-Engram-Session": session})
+
+    taken, free = as_bob("same1"), as_bob("never-used")
+    for answer, name in ((taken, "same1"), (free, "never-used")):
+        assert answer.status_code == 200 and answer.headers["X-Engram-Session"] == name
+        assert answer.parse().model_extra["engram"]["session"] == name
+    again = as_bob("same1").parse()                    # bob goes on in his own session of that name
+    bobs = {s.id: [m.content for m in engram.sessions.messages(s.id)] for s in engram.sessions.list("bob")}
+    assert sorted(bobs.values()) == [["hi", "Hello there, friend."], ["hi", "Hello there, friend."] * 2]
+    assert again.model_extra["engram"]["user_message_id"] in [m.id for m in engram.sessions.messages(
+        next(i for i, said in bobs.items() if len(said) == 4))]
+    assert engram.sessions.get("same1").user == "alice"
+    assert [m.content for m in engram.sessions.messages("same1")] == ["my secret plan", "Hello there, friend."]
 
 
 def test_a_stream_brings_the_reply_piece_by_piece(api):
@@ -181,7 +203,7 @@ def test_malformed_bodies_are_400_with_a_clear_message(api):
     engram, server, client = api
     headers = {"Authorization": f"Bearer {api_key(engram.data_dir)}", "Content-Type": "application/json"}
     raw = httpx.post(f"{server.url}/chat/completions", content=b"{not json", headers=headers)
-    assert raw.status_code == 400 and raw.json()["error"]["message"] == "the request body is not JSON"
+    assert raw.status_code == 400 and raw.json()["error"]["message"].startswith("the request body is not JSON: ")
     for body, said in (({"model": "engram"}, "messages: Field required"),
                        ({"model": "engram", "messages": []}, "messages: List should have at least 1 item"),
                        ({"model": "engram", "messages": [{"role": "wizard", "content": "hi"}]}, "messages.0.role"),
@@ -264,3 +286,184 @@ def test_the_profile_is_read_and_proposed_to_and_a_turn_says_what_it_noted(api):
     assert [(p["text"], p["category"]) for p in profile["waiting_for_ok"]] == [("Has a daughter, Mia.", "people")]
     assert httpx.get(f"{server.url}/engram/profile", headers=headers, params={"user": "bob"}).json()["lines"] == []
     assert httpx.get(f"{server.url}/engram/profile").status_code == 401
+
+
+def headers_of(engram) -> dict:
+    return {"Authorization": f"Bearer {api_key(engram.data_dir)}", "Content-Type": "application/json"}
+
+
+def received(sock: socket.socket, seconds: float = 10) -> str:
+    """What the server sends until it closes the connection (or stops sending for ``seconds``)."""
+    sock.settimeout(seconds)
+    got = b""
+    try:
+        while piece := sock.recv(65536):
+            got += piece
+    except TimeoutError:
+        pass
+    return got.decode()
+
+
+def test_a_message_longer_than_the_context_is_400_and_stored_once(api):
+    """A 5xx made the client retry: three copies. OpenAI's 400 context_length_exceeded is not retried."""
+    engram, server, client = api
+    retrying = client.with_options(max_retries=2)
+    with pytest.raises(openai.BadRequestError) as caught:
+        retrying.chat.completions.create(model="engram", extra_headers={"X-Engram-Session": "s"},
+                                         messages=[{"role": "user", "content": "word " * 5000}])
+    assert caught.value.code == "context_length_exceeded" and caught.value.param == "messages"
+    assert "4096 tokens of context" in caught.value.message
+    assert [m.role for m in engram.sessions.messages("s")] == ["user"]           # kept, once
+
+
+class FailingOnceModel(FakeChatModel):
+    """Fails its first reply as a model that cannot load would (the API answers 503, clients retry)."""
+
+    def generate(self, messages, **kwargs):
+        if not self.calls:
+            self.calls.append(messages)
+            raise ModelError("the chat model is busy loading")
+        return super().generate(messages, **kwargs)
+
+
+def test_a_retried_request_is_answered_again_not_stored_twice(api):
+    engram, server, client = api
+    engram._chat_model = FailingOnceModel(("Hello there, friend.",))
+    answer = client.with_options(max_retries=2).chat.completions.create(
+        model="engram", extra_headers={"X-Engram-Session": "s"}, messages=[{"role": "user", "content": "Say hello"}])
+    assert answer.choices[0].message.content == "Hello there, friend."
+    assert [(m.role, m.content) for m in engram.sessions.messages("s")] == [
+        ("user", "Say hello"), ("assistant", "Hello there, friend.")]
+
+    # A client that does not number its tries: an unanswered message sent again is the same message ...
+    engram._chat_model = FailingOnceModel(("Again.",))
+    body = {"model": "engram", "messages": [{"role": "user", "content": "Once more"}]}
+    headers = headers_of(engram) | {"X-Engram-Session": "t"}
+    assert httpx.post(f"{server.url}/chat/completions", json=body, headers=headers).status_code == 503
+    assert httpx.post(f"{server.url}/chat/completions", json=body, headers=headers).status_code == 200
+    assert [m.content for m in engram.sessions.messages("t")] == ["Once more", "Again."]
+    # ... but one that was answered, sent again, is the person saying it again; as is a first try.
+    assert httpx.post(f"{server.url}/chat/completions", json=body, headers=headers).status_code == 200
+    client.chat.completions.create(extra_headers={"X-Engram-Session": "t"}, **body)
+    assert [m.content for m in engram.sessions.messages("t", roles=["user"])] == ["Once more"] * 3
+
+
+def test_requests_are_bounded_and_a_body_too_large_is_refused_before_it_is_read(api):
+    engram, server, client = api
+    host, port = server.host, server.port
+    with socket.create_connection((host, port)) as sock:       # says 50 MB, sends 10 bytes, waits
+        sock.sendall(f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer"
+                     f" {api_key(engram.data_dir)}\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {50 * 2**20}\r\n\r\n{{\"model\":".encode())
+        answer = received(sock)
+    assert answer.startswith("HTTP/1.1 413") and '"code":"request_too_large"' in answer
+    chunked = httpx.post(f"{server.url}/chat/completions", headers=headers_of(engram),
+                         content=iter([b'{"model": "engram", "messages": [{"role": "user", "content": "'] +
+                                      [b"x" * 2**20] * 5 + [b'"}]}']))        # no length given: counted as it comes
+    assert chunked.status_code == 413
+    with pytest.raises(openai.BadRequestError, match=r"messages\.0\.content: a text may hold at most 200000 characters, not 200001"):
+        client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "x" * 200_001}])
+    with pytest.raises(openai.BadRequestError, match="messages: List should have at most 2048 items"):
+        client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "hi"}] * 2049)
+    with pytest.raises(openai.BadRequestError, match="input: a text may hold at most 200000 characters"):
+        client.embeddings.create(model="engram", input=["x" * 200_001])
+    deep = httpx.post(f"{server.url}/chat/completions", headers=headers_of(engram),
+                      content=b'{"model": "engram", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    assert deep.status_code == 400 and "recursion limit exceeded" in deep.json()["error"]["message"]
+    assert engram.sessions.list(engram.user) == []
+
+
+def test_lone_surrogates_and_invalid_utf8_are_400_in_openais_shape(api):
+    engram, server, client = api
+    for path, body in (("chat/completions", {"model": "engram", "messages": [{"role": "user", "content": "hi \ud800"}]}),
+                       ("embeddings", {"model": "engram", "input": "hi \ud800"})):
+        answer = httpx.post(f"{server.url}/{path}", headers=headers_of(engram), content=json.dumps(body))  # as \ud800
+        assert answer.status_code == 400 and "a lone surrogate" in answer.json()["error"]["message"]
+        assert answer.json()["error"]["type"] == "invalid_request_error"
+    raw = httpx.post(f"{server.url}/chat/completions", headers=headers_of(engram),
+                     content=b'{"model": "engram", "messages": [{"role": "user", "content": "\xff\xfe"}]}')
+    assert raw.status_code == 400 and raw.json()["error"]["code"] == "invalid_json"
+    assert "not UTF-8" in raw.json()["error"]["message"]
+    assert engram.sessions.list(engram.user) == []
+    unknown = httpx.get(f"{server.url}/nowhere", headers=headers_of(engram))
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
+
+
+def test_what_engram_does_not_do_is_refused_not_ignored(api):
+    engram, server, client = api
+    with pytest.raises(openai.BadRequestError, match="n must be 1"):
+        client.chat.completions.create(model="engram", n=2, messages=[{"role": "user", "content": "hi"}])
+    for field, value in (("stream", "yes"), ("max_tokens", "8"), ("max_tokens", 8.5)):
+        answer = httpx.post(f"{server.url}/chat/completions", headers=headers_of(engram), json={
+            "model": "engram", "messages": [{"role": "user", "content": "hi"}], field: value})
+        assert answer.status_code == 400 and answer.json()["error"]["param"] == field, answer.text
+    assert engram.sessions.list(engram.user) == []
+    assert client.models.retrieve("engram").id == "engram"
+    assert client.models.retrieve("fake-embedder").owned_by == "engram"
+    with pytest.raises(openai.NotFoundError, match="there is no model 'gpt-4o'"):
+        client.models.retrieve("gpt-4o")
+    assert client.embeddings.create(model="engram", input=["three words here", "two more"]).usage.prompt_tokens == 5
+
+
+def test_response_format_constrains_the_reply_with_the_grammar(api):
+    engram, server, client = api
+    engram._chat_model = FakeChatModel(('{"snack": "apple"}',))
+    schema = {"type": "object", "properties": {"snack": {"type": "string"}}, "required": ["snack"]}
+    answer = client.chat.completions.create(
+        model="engram", messages=[{"role": "user", "content": "a snack, as JSON"}],
+        response_format={"type": "json_schema", "json_schema": {"name": "snack", "schema": schema}})
+    assert answer.choices[0].message.content == '{"snack": "apple"}'
+    client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "any JSON"}],
+                                   response_format={"type": "json_object"})
+    assert engram._chat_model.schemas == [schema, {"type": "object"}]
+    with pytest.raises(openai.BadRequestError, match="cannot turn this JSON schema into a grammar"):
+        client.chat.completions.create(model="engram", messages=[{"role": "user", "content": "never stored"}],
+                                       response_format={"type": "json_schema", "json_schema": {
+                                           "name": "bad", "schema": {"type": "object", "$ref": "#/nowhere"}}})
+    assert "never stored" not in [m.content for s in engram.sessions.list(engram.user)
+                                  for m in engram.sessions.messages(s.id)]
+
+
+def test_half_sent_requests_time_out_and_connections_are_limited(make_engram, monkeypatch, capfd):
+    monkeypatch.setattr(api_server, "HEADERS_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(api_server, "MAX_CONNECTIONS", 3)
+    monkeypatch.setattr(openai_api, "BODY_TIMEOUT_S", 0.5)
+    engram = make_engram()
+    server = ApiServer(lambda: engram, port=0).start()
+    key = api_key(engram.data_dir)
+    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n").encode()
+    try:
+        with socket.create_connection((server.host, server.port)) as trickling:
+            started = time.monotonic()
+            for byte in head[:20]:                     # a byte every 0.1 s: the headers never end
+                try:
+                    trickling.sendall(bytes([byte]))
+                except OSError:
+                    break
+                time.sleep(0.1)
+            assert received(trickling, 5) == "" and time.monotonic() - started < 3      # closed by the server
+        with socket.create_connection((server.host, server.port)) as stalled:
+            stalled.sendall(head + b'{"model": "engram"')                               # the body stops here
+            answer = received(stalled, 5)
+        assert answer.startswith("HTTP/1.1 408") and "did not arrive within" in answer
+        with socket.create_connection((server.host, server.port)) as leaving:
+            leaving.sendall(head + b'{"model": "engram"')
+        idle = [socket.create_connection((server.host, server.port)) for _ in range(2)]
+        try:
+            refused = httpx.get(f"{server.url}/models", headers={"Authorization": f"Bearer {key}"})
+            assert refused.status_code == 503               # uvicorn's answer on the last connection allowed
+            idle.append(socket.create_connection((server.host, server.port)))
+            with socket.create_connection((server.host, server.port)) as past:
+                started = time.monotonic()
+                assert received(past, 5) == "" and time.monotonic() - started < 2    # one more is closed at once
+        finally:
+            for sock in idle:
+                sock.close()
+        wait_for(lambda: httpx.get(f"{server.url}/models", headers={"Authorization": f"Bearer {key}"}).status_code
+                 == 200)
+    finally:
+        server.stop()
+    logged = capfd.readouterr().err
+    assert "Traceback" not in logged and "ClientDisconnect" not in logged, logged
+    assert engram.sessions.list(engram.user) == []

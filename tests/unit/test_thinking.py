@@ -25,13 +25,19 @@ THINKS = f"<think>\n{SECRET}\n</think>\n\nThe train leaves at 9."
 
 def replies(messages: list[dict]) -> str:
     """A reasoning model: it thinks before every answer, the summary's and the notes' too."""
-    system = messages[0]["content"]
+    system = background(messages[0]["content"])
     if system == INSTRUCTIONS:
         return f"<think>{SECRET}</think>The person asked about trains."
     if system == EXTRACT:
         return f"<think>{SECRET}</think>" + json.dumps({"memories": [
-            {"kind": "fact", "text": "The person takes the 9 o'clock train.", "from": [1], "importance": 3}]})
+            {"kind": "fact", "text": "The person takes the 9 o'clock train.", "from": [1], "importance": 3,
+             "profile": "none"}]})
     return THINKS
+
+
+def background(system: str) -> str:
+    """The instructions of a summary or of a distillation (with or without the profile's field), else ``system``."""
+    return EXTRACT if system.startswith(EXTRACT) else system
 
 
 def everything_stored(engram) -> str:
@@ -65,8 +71,10 @@ def test_reasoning_is_never_the_message_nor_stored_anywhere(make_engram, thinkin
     assert result.reasoning == (SECRET if thinking == "on" else "")
     assert "".join(thought).split() == (SECRET.split() * 3 if thinking == "on" else [])
     model = engram.chat_model()
-    chats = [t for call, t in zip(model.calls, model.thinking) if call[0]["content"] not in (INSTRUCTIONS, EXTRACT)]
-    others = [t for call, t in zip(model.calls, model.thinking) if call[0]["content"] in (INSTRUCTIONS, EXTRACT)]
+    chats = [t for call, t in zip(model.calls, model.thinking) if background(call[0]["content"]) not in
+             (INSTRUCTIONS, EXTRACT)]
+    others = [t for call, t in zip(model.calls, model.thinking) if background(call[0]["content"]) in
+              (INSTRUCTIONS, EXTRACT)]
     assert chats == [thinking == "on"] * 3
     assert others and not any(others)         # summaries and notes ask for no thinking
     assert engram.store.list(Scope(user="u"), kinds=["summary"]) and engram.store.list(Scope(user="u"), kinds=["fact"])

@@ -44,5 +44,11 @@ class ModelError(EngramError):
     """A model file is missing, not a GGUF file, or failed to load."""
 
 
+class ContextTooLong(ModelError):
+    """The message, with what must go with it, does not fit the chat model's context. Shortening
+    it helps and trying again does not: the API answers 400 (OpenAI's ``context_length_exceeded``),
+    which clients do not retry."""
+
+
 class DownloadError(EngramError):
     """A model download failed; what arrived is kept to resume from, unless it was wrong (then deleted)."""

@@ -6,15 +6,26 @@ at all. A memory added here names the client (its MCP ``clientInfo``) in its sou
 window's Memories tab shows, and its history says a model added it (the history's actors are a
 fixed set: user, model, system). Forgetting goes through core/forget.py, so it is as complete as
 in the window.
+
+Standard input is read here rather than by the SDK (see ``serve``): every line gets an answer.
 """
 
 from __future__ import annotations
 
 import functools
+import io
+import json
+import sys
+from typing import Annotated, BinaryIO
 
+import anyio
+from anyio.abc import ObjectSendStream
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import INVALID_PARAMS, PARSE_ERROR, ErrorData, JSONRPCError, ToolAnnotations, jsonrpc_message_adapter
+from pydantic import Field, ValidationError
 
 from engram.core.app import Engram
 from engram.core.errors import EngramError, NotFound
@@ -24,9 +35,11 @@ from engram.core.memory.records import Actor, Kind, Memory
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 from engram.core.conversation.sessions import Session
+from engram.integrations import json_problem
 from engram.core.profile.document import CATEGORIES, PROPOSED, ProfileLine
 
 MAX_RESULTS = 50
+MemoryId = Annotated[int, Field(ge=1, le=2**63 - 1)]      # what the database can hold
 READING = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 ADDING = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 REPLACING = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -150,7 +163,7 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         return {"proposed": True, "id": change.line.id, "text": change.line.text}
 
     @tool(FORGETTING, name="forget_memory")
-    def forget(id: int) -> str:
+    def forget(id: MemoryId) -> str:
         """Forget one of the person's memories for good (with the notes made from it)."""
         engram.store.get(id, mine)                  # another user's memory reads as missing
         done = forget_memory(engram, id, actor=Actor.MODEL)
@@ -168,4 +181,46 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
 
 def serve(engram: Engram, user: str, *, read_only: bool = False) -> None:
     """Answer one MCP client on standard input and output until it closes them."""
-    build_server(engram, user, read_only=read_only).run("stdio")
+    anyio.run(serve_stdio, build_server(engram, user, read_only=read_only), sys.stdin.buffer)
+
+
+async def serve_stdio(server: MCPServer, stdin: BinaryIO) -> None:
+    """The SDK's stdio transport (it keeps stray output off standard output), reading ``stdin``
+    itself. The SDK (mcp 2.3) decodes bytes that are not UTF-8 as U+FFFD, which would be stored,
+    and drops a line it cannot parse (malformed JSON, a lone surrogate) without a word, so the
+    client waits for its timeout. Here such a line gets a JSON-RPC error."""
+    lowlevel = server._lowlevel_server         # noqa: SLF001 (MCPServer.run_stdio_async does the same)
+    async with stdio_server(stdin=anyio.wrap_file(io.StringIO())) as (_, replies):   # its own reader stops at once
+        requests, inbox = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read_lines, anyio.wrap_file(stdin), requests, replies)
+            await lowlevel.run(inbox, replies, lowlevel.create_initialization_options())
+
+
+async def read_lines(stdin: anyio.AsyncFile[bytes], requests: ObjectSendStream[SessionMessage],
+                     replies: ObjectSendStream[SessionMessage]) -> None:
+    """Each line of ``stdin`` to the server as a message, or, when it is not one, an error to the client."""
+    async with requests:
+        async for line in stdin:
+            if not line.strip():
+                continue
+            try:
+                message = jsonrpc_message_adapter.validate_json(line.decode("utf-8"), by_name=False)
+            except (UnicodeDecodeError, ValidationError) as e:
+                await replies.send(SessionMessage(refusal(line, e)))
+                continue
+            await requests.send(SessionMessage(message))
+
+
+def refusal(line: bytes, error: UnicodeDecodeError | ValidationError) -> JSONRPCError:
+    """-32602 (invalid params) for a request whose id can be read (its text is not UTF-8 or holds
+    a lone surrogate, which Python's own parser reads); -32700 (parse error) for one that is not JSON."""
+    problem = ("the message is not UTF-8 text; nothing was stored" if isinstance(error, UnicodeDecodeError)
+               else json_problem(error.errors()[0]["msg"]))
+    try:
+        request_id = json.loads(line.decode("utf-8", "replace")).get("id")
+    except (ValueError, AttributeError):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=problem))
+    if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+        request_id = None
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=INVALID_PARAMS, message=problem))

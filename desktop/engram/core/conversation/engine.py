@@ -21,7 +21,7 @@ from engram.core.models.chat_model import ChatModel, Generation
 from engram.core.conversation.context import (PROFILE, RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section,
                                               TurnContext, fit)
 from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
-from engram.core.errors import EngramError, InvalidInput, ModelError
+from engram.core.errors import ContextTooLong, EngramError, InvalidInput
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
@@ -97,10 +97,11 @@ class TurnEngine:
 
     def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
              stop: threading.Event | None = None, max_tokens: int | None = None,
-             on_reasoning: Callable[[str], None] | None = None) -> TurnResult:
+             on_reasoning: Callable[[str], None] | None = None, json_schema: dict | None = None) -> TurnResult:
         """Run one turn. ``on_token`` gets the visible reply as it streams (never tool-call or think
         markup), on the model's worker thread; ``on_reasoning`` what the model thinks, when
-        chat_thinking is on; setting ``stop`` ends the reply early and keeps what came."""
+        chat_thinking is on; setting ``stop`` ends the reply early and keeps what came. With
+        ``json_schema`` the reply is JSON matching it (grammar-constrained; no tool calls)."""
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("the message is empty", hint="type something to say")
         started = time.perf_counter()
@@ -116,13 +117,13 @@ class TurnEngine:
             noted, problem = [], str(e)
         learned = {"noted": [c.to_json() for c in noted]} if noted else {}
         result = self._answer(session, user_message, [], on_token, stop, max_tokens, started,
-                              learned | ({"problem": problem} if problem else {}), on_reasoning)
+                              learned | ({"problem": problem} if problem else {}), on_reasoning, json_schema)
         result.noted = noted
         return result
 
     def regenerate(self, session_id: str, *, on_token: Callable[[str], None] | None = None,
                    stop: threading.Event | None = None, max_tokens: int | None = None,
-                   on_reasoning: Callable[[str], None] | None = None) -> TurnResult:
+                   on_reasoning: Callable[[str], None] | None = None, json_schema: dict | None = None) -> TurnResult:
         """Answer the session's last user message again (Retry), streaming like ``send``; after a
         turn that failed, answer it for the first time. The message is not stored again; its old
         reply is replaced by the new one in the transaction that stores it (until then nothing is
@@ -130,11 +131,13 @@ class TurnEngine:
         started = time.perf_counter()
         session = self.sessions.get(session_id)
         user_message, replies = self.sessions.last_exchange(session_id)
-        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started, {}, on_reasoning)
+        return self._answer(session, user_message, replies, on_token, stop, max_tokens, started, {}, on_reasoning,
+                            json_schema)
 
     def _answer(self, session: Session, user_message: Message, replaced: list[Message],
                 on_token: Callable[[str], None] | None, stop: threading.Event | None, max_tokens: int | None,
-                started: float, learned: dict, on_reasoning: Callable[[str], None] | None = None) -> TurnResult:
+                started: float, learned: dict, on_reasoning: Callable[[str], None] | None = None,
+                json_schema: dict | None = None) -> TurnResult:
         """Build the context for a stored user message, stream the reply and store it (with its
         turn record and background jobs) in place of the ``replaced`` replies. ``learned``: what the
         message added to the profile, for the record."""
@@ -152,7 +155,7 @@ class TurnEngine:
         budget = model.context_tokens - reply_tokens - user_tokens - SAFETY_TOKENS
         cut = fit(sections, budget, model.count_tokens)
         if sum(s.tokens for s in sections) > budget:
-            raise ModelError(f"the message and the system prompt need more than the model's {model.context_tokens}"
+            raise ContextTooLong(f"the message and the system prompt need more than the model's {model.context_tokens}"
                              " tokens of context", hint="shorten the message (it is saved) or raise the context size")
         context_ms = (time.perf_counter() - started) * 1000
         messages = assemble(sections, text, recall_prompt(self.options.recall_prompt, turn.language))
@@ -166,13 +169,15 @@ class TurnEngine:
             shown(piece)
 
         for round_ in range(self.max_tool_rounds + 1):
-            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens, tools=specs,
+            generation = model.generate(messages, on_token=stream, stop=stop, max_tokens=reply_tokens,
+                                        tools=specs if json_schema is None else None, json_schema=json_schema,
                                         thinking=self.options.thinking,
                                         on_reasoning=on_reasoning if self.options.thinking else None)
             generations.append(generation)
             shown.flush()
             _, calls, problem = split(generation.text, names, self.options.tool_format)
-            if generation.stopped or (not calls and not problem) or round_ == self.max_tool_rounds:
+            if (generation.stopped or json_schema is not None or (not calls and not problem)
+                    or round_ == self.max_tool_rounds):
                 break
             results: list[str] = []
             for call in calls:          # several in one reply (parallel calls): each runs, each has its result

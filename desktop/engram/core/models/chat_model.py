@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from engram.core.models.chat_template import ChatTemplate, Prompt
 from engram.core.models.demo import demo_model_path
-from engram.core.errors import ModelError
+from engram.core.errors import ContextTooLong, ModelError
 from engram.core.models.gguf import check_model_file
 from engram.core.models.grammar import GrammarMask, schema_grammar
 from engram.core.models.prompt_states import MIN_TOKENS, PromptStates, default_folder
@@ -198,7 +198,7 @@ class LlamaChatModel:
                     finish = "stopped"
                     break
         except ValueError as e:             # e.g. the prompt does not fit the context
-            raise ModelError(f"the chat model could not reply: {e}",
+            raise (ContextTooLong if "context window" in str(e) else ModelError)(f"the chat model could not reply: {e}",
                              hint="shorten the conversation or raise the chat model's context size") from e
         except RuntimeError as e:           # llama_decode gave up: Stop during the prompt, or a real failure
             if stop is None or not stop.is_set():

@@ -51,6 +51,10 @@ class Embedder(Protocol):
         """The L2-normalised float32 vector of a search query, in the same space."""
         ...
 
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        """How many tokens ``embed`` reads of these texts (the API reports it as their usage)."""
+        ...
+
 
 @dataclass(frozen=True)
 class ModelTraits:
@@ -145,6 +149,11 @@ class GGUFEmbedder:
 
     def embed_query(self, query: str) -> np.ndarray:
         return self._submit([self.query_prefix + query], self.query_threads).result()[0]
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        return self._worker.submit(lambda: sum(
+            min(len(self._llm.tokenize((self.document_prefix + t).encode("utf-8"))), self.context_tokens)
+            for t in texts)).result()
 
     def _submit(self, texts: Sequence[str], threads: int) -> Future:
         """Embed texts as they are (prefixes already added) on the model's thread, with ``threads``."""

@@ -24,7 +24,7 @@ def schema_grammar(schema: dict):
 
     try:
         return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)   # keeps property order
-    except (ValueError, RuntimeError, KeyError, TypeError) as e:
+    except (ValueError, RuntimeError, KeyError, TypeError, AssertionError) as e:    # its converter asserts too
         raise InvalidInput(f"cannot turn this JSON schema into a grammar: {e}",
                            hint="use plain types, properties, required, items, enum and maxLength") from e
 
