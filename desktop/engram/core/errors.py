@@ -55,3 +55,7 @@ class ModelError(EngramError):
 
 class DownloadError(EngramError):
     """A model download failed; what arrived is kept to resume from, unless it was wrong (then deleted)."""
+
+
+class SourceUnreachable(DownloadError):
+    """The download source could not be reached at all: another source (a mirror) may be."""

@@ -26,7 +26,7 @@ class Text:
         self.template, self.values = template, values
 
     def __str__(self) -> str:
-        return self.template.format(**{k: str(v) for k, v in self.values.items()})
+        return self.template.format(**{k: str(v) if isinstance(v, Text) else v for k, v in self.values.items()})
 
     def __repr__(self) -> str:
         return f"Text({str(self)!r})"

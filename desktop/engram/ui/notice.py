@@ -18,7 +18,7 @@ def translated(text) -> str:
     if not isinstance(text, Text):
         return str(text)
     return QCoreApplication.translate(CONTEXT, text.template).format(
-        **{key: translated(value) for key, value in text.values.items()})
+        **{key: translated(value) if isinstance(value, Text) else value for key, value in text.values.items()})
 
 
 def explain(error: BaseException) -> str:
