@@ -67,7 +67,10 @@ def bar(dialog, name):
 
 def test_the_catalog_shows_what_suits_this_machine(dialog):
     assert [dialog.table.item(r, 0).text() for r in range(3)] == ["Small chat", "Giant chat", "MiniLM download"]
-    assert cell(dialog, "small-chat", 6) == "★ recommended" and cell(dialog, "giant-chat", 6) == "✗ too big"
+    assert cell(dialog, "small-chat", 6).startswith("★ recommended · ≈ ") and cell(dialog, "small-chat", 6).endswith(
+        " tokens/s") and cell(dialog, "giant-chat", 6).startswith("✗ too big")
+    assert "GB/s" in dialog.table.item(dialog._row_of("small-chat"), 6).toolTip()       # the estimate's basis
+    assert cell(dialog, "minilm", 6) == "✓ fits"
     assert "This computer:" in dialog.machine.text() and "GiB of memory" in dialog.machine.text()
     dialog.select("giant-chat")
     assert dialog.download_button.isEnabled() and not dialog.use_button.isEnabled()

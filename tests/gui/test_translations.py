@@ -80,14 +80,6 @@ def english(texts: list[str], data: tuple[str, ...] = ()) -> list[str]:
     return left
 
 
-@pytest.fixture
-def english_afterwards(qapp):
-    """The application is shared by all the tests: give it back in English."""
-    yield
-    language.install(qapp, "en")
-    theme.apply(qapp, chinese=False)
-
-
 def test_the_translations_are_complete_and_match_the_code():
     """lupdate over the code into a copy of each .ts adds or drops nothing; every text is translated
     with its placeholders and tags; each .qm is its compiled .ts."""

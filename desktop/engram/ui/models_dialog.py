@@ -15,9 +15,12 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
                                QMessageBox, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
+from engram.core.errors import InvalidInput
 from engram.core.models.download_queue import CANCELLED, DONE, DOWNLOADING, FAILED, PAUSED, QUEUED
 from engram.core.models.downloads import format_duration, format_size
-from engram.ui.notice import Notice, explain
+from engram.ui import language
+from engram.ui.model_source import SourcePicker, mirror_actions, source_name
+from engram.ui.notice import Notice, explain, translated
 
 NAME_ROLE = Qt.UserRole
 
@@ -48,6 +51,9 @@ class ModelsDialog(QDialog):
         self.notice = Notice()
         self.notice.hide()
         layout.addWidget(self.notice)
+        self.source = SourcePicker(backend)
+        self.source.changed.connect(lambda _: self.load())
+        layout.addWidget(self.source)
         self.machine = QLabel()
         self.machine.setWordWrap(True)
         layout.addWidget(self.machine)
@@ -93,10 +99,7 @@ class ModelsDialog(QDialog):
     def load(self) -> None:
         """Read the catalog and what is on this machine (on the disk thread), then show them."""
         def read(engram):
-            from engram.core.models.library import ModelLibrary
-
-            same = self.library is not None and self.library.settings is engram.settings   # not after a reopen
-            library = self.library if same else ModelLibrary(engram.settings)
+            library = person_library(engram, self.library)
             return library, library.statuses()
 
         if self.backend.disk(read, returned=self._show, errored=self._failed) is None:
@@ -109,9 +112,12 @@ class ModelsDialog(QDialog):
         if self.queue is None:
             self.queue = DownloadQueue(self.library, self.relay.changed.emit)
         self.queue.library = self.library
-        self.machine.setText(self.tr("This computer: {machine}. ★ recommended for it · ✓ fits · ~ fits but"
-                                     " slow · ✗ too big. Downloads come from {mirror}.").format(
-            machine=self.library.machine.describe(), mirror=html.escape(self.library.mirror)))
+        self.source.show_setting(self.library.settings)
+        self.machine.setText(self.tr("This computer: {machine}. ★ recommended for it and for you · ✓ fits · ~ fits"
+                                     " but slow · ✗ too big; tokens a second: ≈ estimated, else measured here."
+                                     " Downloads come from {source} ({mirror}).").format(
+            machine=html.escape(translated(self.library.machine.describe())), source=source_name(self.library.source),
+            mirror=html.escape(self._base())))
         selected = self.selected_name()
         self.statuses = {s.entry.name: s for s in statuses}
         self.table.setRowCount(len(statuses))
@@ -120,21 +126,28 @@ class ModelsDialog(QDialog):
             cells = (e.title, self.tr("chat") if e.kind == "chat" else self.tr("embedding"),
                      format_size(e.size), f"{e.ram_gb:.1f} GB",
                      " ".join(e.languages[:4]) + (" …" if len(e.languages) > 4 else ""),
-                     self.tr("yes") if e.tools else self.tr("no"), self._fit_text(status.fit))
+                     self.tr("yes") if e.tools else self.tr("no"), self._fit_text(status.fit, e.kind))
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(NAME_ROLE, e.name)
                 self.table.setItem(row, column, item)
-            self.table.item(row, 6).setToolTip(self.tr("about {speed:.0f} tokens a second here (an estimate)")
-                                               .format(speed=status.fit.tokens_per_second))
+            if e.kind == "chat":
+                self.table.item(row, 6).setToolTip(translated(status.fit.basis))
             self._show_status(row, e.name)
             if e.name == selected:
                 self.table.selectRow(row)
         self._selected()
 
-    def _fit_text(self, fit) -> str:
-        return {"recommended": self.tr("★ recommended"), "fits": self.tr("✓ fits"),
-                "fits, slow": self.tr("~ fits, slow"), "too big": self.tr("✗ too big")}[fit.label]
+    def _fit_text(self, fit, kind: str) -> str:
+        label = {"recommended": self.tr("★ recommended"), "fits": self.tr("✓ fits"),
+                 "fits, slow": self.tr("~ fits, slow"), "too big": self.tr("✗ too big")}[fit.label]
+        return label if kind != "chat" else label + " · " + speed_text(fit)
+
+    def _base(self) -> str:
+        try:
+            return self.library.mirror
+        except InvalidInput as e:           # a custom source without its base URL yet
+            return translated(e.said[0])
 
     def _row_of(self, name: str) -> int:
         for row in range(self.table.rowCount()):
@@ -220,13 +233,16 @@ class ModelsDialog(QDialog):
                  f" {html.escape(e.quantisation)} · {e.context_length:,} " + self.tr("tokens of context") + " · "
                  + self.tr("licence: {licence}").format(licence=html.escape(e.licence))]
         if e.chat_template:
-            lines.append(self.tr("Chat template: {notes}").format(notes=html.escape(e.chat_template)))
-        lines.append(html.escape(str(status.path) if e.bundled or status.installed
-                                 else e.source_url(self.library.mirror)))
+            lines.append(self.tr("Chat template: {notes}").format(
+                notes=html.escape(e.said("chat_template", language.current))))
+        if e.kind == "chat":
+            lines.append(self.tr("Speed here: {speed} ({basis})").format(
+                speed=speed_text(status.fit), basis=html.escape(translated(status.fit.basis))))
+        lines.append(html.escape(str(status.path) if e.bundled or status.installed else self._url(e)))
         if not e.sha256 and not e.bundled and not status.installed:
             lines.append(self.tr("Checked at download against the sha256 the server states for the file."))
         if e.note:
-            lines.append(html.escape(e.note))
+            lines.append(html.escape(e.said("note", language.current)))
         self.details.setText("<br>".join(lines))
 
     # -- actions ----------------------------------------------------------------------------------
@@ -246,16 +262,28 @@ class ModelsDialog(QDialog):
             self.backend.disk(lambda _engram: queue.cancel(name), returned=lambda _: self.load(),
                               errored=self._failed)
 
+    def _url(self, entry) -> str:
+        try:
+            return self.library.url(entry)
+        except InvalidInput as e:           # not on this source: say so where the URL would be
+            return translated(e.said[0])
+
     def _download_changed(self, state) -> None:
         self.downloads[state.name] = state
         if state.state == FAILED:
-            self._failed(state.error)
+            self.notice.show_message(explain(state.error), "error",
+                                     mirror_actions(state.error, self.source, lambda: self._retry(state.name)))
         if state.state in (DONE, FAILED, CANCELLED, PAUSED):
             self.load()                  # what is on disk now
         elif (row := self._row_of(state.name)) >= 0:
             self._show_status(row, state.name)
         if state.name == self.selected_name():
             self._selected()
+
+    def _retry(self, name: str) -> None:
+        self.notice.hide()
+        if self.queue is not None:
+            self.queue.add(name)
 
     def use(self) -> None:
         name = self.selected_name()
@@ -315,3 +343,22 @@ class ModelsDialog(QDialog):
         """Pause what is downloading (it resumes from its kept part next time)."""
         if self.queue is not None:
             self.queue.close()
+
+
+def speed_text(fit) -> str:
+    """A chat model's pace here: measured, or ≈ the estimate."""
+    words = QCoreApplication.translate("ModelsDialog", "{speed:.1f} tokens/s").format(speed=fit.tokens_per_second)
+    return words if fit.measured else "≈ " + words
+
+
+def person_library(engram, library=None):
+    """The catalog as it suits this machine and this person (the window's language or the reply
+    language preferred): ``library`` again when it still reads these settings. On the disk thread."""
+    from engram.core.models.fit import language_of
+    from engram.core.models.library import ModelLibrary
+
+    wanted = language_of(language.current, str(engram.preferences.get(engram.user).get("language", "")))
+    if library is not None and library.settings is engram.settings:    # not after a reopen
+        library.language = wanted
+        return library
+    return ModelLibrary(engram.settings, language=wanted)

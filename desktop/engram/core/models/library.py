@@ -29,6 +29,19 @@ if TYPE_CHECKING:   # models sit below the settings' composition: they read what
 SETTING_OF_KIND = {"chat": "chat_model", "embedding": "embedding_model"}
 
 
+def config_folder(settings: Settings) -> Path:
+    """Where what was measured is kept: beside the settings (the models folder holds only models)."""
+    return Path(settings.path).parent if settings.path else paths.config_dir()
+
+
+def note_reply(settings: Settings, tokens: int, tokens_per_second: float) -> None:
+    """A reply of the chat model in use came at this speed: the catalog tells it from now on."""
+    from engram.core.models.demo import FILE_NAME
+
+    model = Path(settings.chat_model).name if settings.chat_model else FILE_NAME
+    measured.note_reply(config_folder(settings), model, tokens, tokens_per_second)
+
+
 @dataclass(frozen=True)
 class ModelStatus:
     entry: CatalogEntry
@@ -73,8 +86,7 @@ class ModelLibrary:
 
     @property
     def config_folder(self) -> Path:
-        """Where what was measured is kept: beside the settings (the models folder holds only models)."""
-        return Path(self.settings.path).parent if self.settings.path else paths.config_dir()
+        return config_folder(self.settings)
 
     def path(self, entry: CatalogEntry) -> Path:
         return paths.RESOURCES_DIR / entry.bundled if entry.bundled else self.folder / entry.file_name
