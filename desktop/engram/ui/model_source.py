@@ -17,8 +17,8 @@ LABELS = {sources.HUGGING_FACE: QT_TRANSLATE_NOOP("SourcePicker", "Hugging Face"
 
 
 def source_name(source: str) -> str:
-    """A source as the person reads it (the label's first words)."""
-    return QCoreApplication.translate("SourcePicker", LABELS[source]).split(" (")[0]
+    """A source by its name (a custom one, as such)."""
+    return sources.NAMES.get(source) or QCoreApplication.translate("SourcePicker", "my own base URL")
 
 
 class SourcePicker(QWidget):
