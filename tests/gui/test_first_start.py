@@ -69,8 +69,7 @@ def card(qtbot, window_backend, hosts, monkeypatch):
     qtbot.addWidget(shown)
     shown.offer()
     qtbot.waitUntil(lambda: shown.offered is not None, timeout=20_000)
-    yield shown
-    shown.shutdown()
+    return shown
 
 
 def test_a_chinese_window_is_offered_a_qwen_model_with_its_speed_and_basis(card):
@@ -140,4 +139,31 @@ def test_measure_clicks_and_seconds_from_the_first_window_to_a_download_running(
     assert any(r["method"] == "GET" for r in hosts[source].requests)
     assert clicks <= 3 and seconds < 60
     assert all(not server.requests for name, server in hosts.items() if name != source)
-    card.shutdown()
+
+
+def test_the_models_dialog_shows_the_download_the_first_start_began(qtbot, card, window_backend):
+    from PySide6.QtWidgets import QProgressBar
+
+    from engram.ui.models_dialog import ModelsDialog
+
+    qtbot.mouseClick(card.download_button, Qt.LeftButton)
+    dialog = ModelsDialog(window_backend)
+    qtbot.addWidget(dialog)
+    dialog.load()
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 2)
+    row = dialog._row_of("qwen3-4b")
+    qtbot.waitUntil(lambda: isinstance(dialog.table.cellWidget(row, 7), QProgressBar), timeout=20_000)
+    dialog.select("qwen3-4b")
+    assert dialog.pause_button.isEnabled() and not dialog.download_button.isEnabled()    # one queue, one download
+
+
+def test_once_chosen_the_first_start_is_not_offered_again(qtbot, open_window, hosts):
+    window = open_window()
+    qtbot.waitUntil(lambda: window.first_start.isVisible(), timeout=20_000)
+    assert not window.chat.first_run.isVisible()                     # the demo's note waits its turn
+    qtbot.mouseClick(window.first_start.demo_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: Settings.load().first_start == "demo")
+    window.close()
+    again = open_window()
+    qtbot.waitUntil(lambda: again.chat.first_run.isVisible(), timeout=20_000)
+    assert not again.first_start.isVisible() and "demo model" in again.chat.first_run.text()

@@ -52,8 +52,7 @@ def dialog(qtbot, backend, mirror):
     shown.show()
     shown.load()
     qtbot.waitUntil(lambda: shown.table.rowCount() == 3)
-    yield shown
-    shown.shutdown()
+    return shown
 
 
 def cell(dialog, name, column):
@@ -120,4 +119,3 @@ def test_settings_models_page_opens_the_dialog(qtbot, backend, mirror):
     settings.load()
     settings.open_models()
     qtbot.waitUntil(lambda: settings.models_dialog.isVisible() and settings.models_dialog.table.rowCount() == 3)
-    settings.models_dialog.shutdown()

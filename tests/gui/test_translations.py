@@ -197,4 +197,3 @@ def test_the_models_dialog_speaks_chinese_notes_machine_speeds_sources_and_error
     dialog.download()
     qtbot.waitUntil(lambda: dialog.notice.isVisible() and "ModelScope 上没有" in dialog.notice.text(), timeout=10_000)
     assert english([re.sub(r"<[^>]+>", " ", dialog.notice.text())], data) == []
-    dialog.shutdown()

@@ -3,15 +3,15 @@ person (one click downloads it and Engram uses it once it is there), another fro
 GGUF file the person has, or the demo first. Meanwhile the demo model answers. Once something is
 chosen (the ``first_start`` setting) it is not offered again: Settings › Models keeps everything.
 
-What to recommend is read on the disk thread; the download runs on its own queue's thread and
-reports here through a Qt signal, as in the Models dialog.
+What to recommend is read on the disk thread; the download runs on the window's download queue
+(``Backend.downloads``, shared with the Models dialog) and reports here through a Qt signal.
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout
 
 from engram.core.models.download_queue import CANCELLED, DONE, FAILED, PAUSED
@@ -19,10 +19,6 @@ from engram.core.models.downloads import format_duration, format_size
 from engram.ui.model_source import SourcePicker, mirror_actions, source_name
 from engram.ui.models_dialog import person_library, speed_text
 from engram.ui.notice import Notice, explain, translated
-
-
-class _Relay(QObject):
-    changed = Signal(object)
 
 
 class FirstStart(QFrame):
@@ -34,12 +30,9 @@ class FirstStart(QFrame):
         self.setObjectName("Notice")
         self.backend = backend
         self.library = None
-        self.queue = None
         self.offered = None           # the recommended ModelStatus
         self.rate = 0.0               # bytes a second measured here before, 0 if never
-        self.relay = _Relay(self)
-        self.relay.changed.connect(self._download_changed)
-        QCoreApplication.instance().aboutToQuit.connect(self.shutdown)
+        backend.download_changed.connect(self._download_changed)
 
         column = QVBoxLayout(self)
         column.setContentsMargins(12, 10, 12, 10)
@@ -119,19 +112,15 @@ class FirstStart(QFrame):
 
     def download(self) -> None:
         """One click: the recommended model downloads in the background and is used once it is there."""
-        from engram.core.models.download_queue import DownloadQueue
-
         if self.offered is None or self.library is None:
             return
         self._remember("download")
-        if self.queue is None:
-            self.queue = DownloadQueue(self.library, self.relay.changed.emit)
         self.problem.hide()
-        self.download_button.setEnabled(False)
+        self.download_button.hide()               # the bar takes its place while it runs
         self.progress.setValue(0)
         self.progress.setFormat(self.tr("starting…"))
         self.progress.show()
-        self.queue.add(self.offered.entry.name)
+        self.backend.downloads(self.library).add(self.offered.entry.name)
 
     def other_model(self) -> None:
         self._remember("catalog")
@@ -163,16 +152,18 @@ class FirstStart(QFrame):
     # -- the download ----------------------------------------------------------------------------
 
     def _download_changed(self, state) -> None:
+        if self.offered is None or state.name != self.offered.entry.name or not self.isVisible():
+            return
         if state.state == DONE:
             self._use(state.name)
         elif state.state == FAILED:
             self.progress.hide()
-            self.download_button.setEnabled(True)
+            self.download_button.show()
             self.problem.show_message(explain(state.error), "error",
                                       mirror_actions(state.error, self.source, self.download))
         elif state.state in (PAUSED, CANCELLED):
             self.progress.hide()
-            self.download_button.setEnabled(True)
+            self.download_button.show()
         elif (progress := state.progress) is not None and progress.fraction is not None:
             self.progress.setValue(int(1000 * progress.fraction))
             text = self.tr("%p% · {done} of {total} · {speed}/s from {source}").format(
@@ -192,8 +183,3 @@ class FirstStart(QFrame):
         self.progress.setFormat(self.tr("Downloaded and checked; loading it…"))
         self.backend.disk(choose, returned=lambda _: (self.hide(), self.chosen.emit({"chat"})),
                           errored=lambda e: self.problem.show_message(explain(e), "error"))
-
-    def shutdown(self) -> None:
-        """Pause the download (Settings › Models › Download a model… resumes it from its kept part)."""
-        if self.queue is not None:
-            self.queue.close()

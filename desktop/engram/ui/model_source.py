@@ -37,6 +37,7 @@ class SourcePicker(QWidget):
         self.custom.setMinimumWidth(260)
         row.addWidget(self.combo)
         row.addWidget(self.custom, 1)
+        row.addStretch(0)
         self.combo.activated.connect(lambda _: self.save())
         self.custom.editingFinished.connect(self.save)
 

@@ -1,17 +1,17 @@
 """Models: the catalog with what suits this machine, downloads with progress (pause, resume, cancel,
 several queued) and Use, so that a person gets a real model without hunting for GGUF files.
 
-Reading the catalog and the files runs on the backend's disk thread; downloads run on the
-download queue's own thread, whose reports reach this dialog through a Qt signal (delivered on the
-GUI thread). Closing the dialog does not stop a download; quitting Engram pauses it, and the next
-Download goes on from the kept part.
+Reading the catalog and the files runs on the backend's disk thread; downloads run on the window's
+download queue (``Backend.downloads``, shared with the first-start choice), whose reports reach this
+dialog through a Qt signal (delivered on the GUI thread). Closing the dialog does not stop a
+download; quitting Engram pauses it, and the next Download goes on from the kept part.
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
                                QMessageBox, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
@@ -25,12 +25,6 @@ from engram.ui.notice import Notice, explain, translated
 NAME_ROLE = Qt.UserRole
 
 
-class _Relay(QObject):
-    """Carries the download thread's reports to the GUI thread."""
-
-    changed = Signal(object)
-
-
 class ModelsDialog(QDialog):
     applied = Signal(set)       # as SettingsDialog's: {"chat"} or {"embedding"} after Use or Remove
 
@@ -38,12 +32,10 @@ class ModelsDialog(QDialog):
         super().__init__(parent)
         self.backend = backend
         self.library = None          # ModelLibrary, read on the disk thread
-        self.queue = None            # DownloadQueue, made with the library
+        self.queue = None            # the window's DownloadQueue, once the library is read
         self.statuses: dict = {}     # name -> ModelStatus
         self.downloads: dict = {}    # name -> the latest DownloadState
-        self.relay = _Relay(self)
-        self.relay.changed.connect(self._download_changed)
-        QCoreApplication.instance().aboutToQuit.connect(self.shutdown)
+        backend.download_changed.connect(self._download_changed)
         self.setWindowTitle(self.tr("Models"))
         self.resize(1060, 640)
 
@@ -106,12 +98,8 @@ class ModelsDialog(QDialog):
             self.notice.show_message(self.tr("Engram's data is not open yet; try again in a moment."), "warning")
 
     def _show(self, result) -> None:
-        from engram.core.models.download_queue import DownloadQueue
-
         self.library, statuses = result
-        if self.queue is None:
-            self.queue = DownloadQueue(self.library, self.relay.changed.emit)
-        self.queue.library = self.library
+        self.queue = self.backend.downloads(self.library)
         self.source.show_setting(self.library.settings)
         self.machine.setText(self.tr("This computer: {machine}. ★ recommended for it and for you · ✓ fits · ~ fits"
                                      " but slow · ✗ too big; tokens a second: ≈ estimated, else measured here."
@@ -338,11 +326,6 @@ class ModelsDialog(QDialog):
 
     def _failed(self, error) -> None:
         self.notice.show_message(explain(error), "error")
-
-    def shutdown(self) -> None:
-        """Pause what is downloading (it resumes from its kept part next time)."""
-        if self.queue is not None:
-            self.queue.close()
 
 
 def speed_text(fit) -> str:
