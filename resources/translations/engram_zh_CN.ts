@@ -318,6 +318,18 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>检查网络，或选择一个能访问的下载来源（模型 › 下载来源：hf-mirror.com 或 ModelScope）</translation>
     </message>
     <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source>{m} min {s} s</source>
+        <translation>{m} 分 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{h} h {m} min</source>
+        <translation>{h} 小时 {m} 分</translation>
+    </message>
+    <message>
         <source>cannot reach {host}: {why}</source>
         <translation>无法连接 {host}：{why}</translation>
     </message>

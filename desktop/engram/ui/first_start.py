@@ -96,7 +96,7 @@ class FirstStart(QFrame):
             strengths.append(self.tr("writes Chinese and English"))
         if self.rate:
             duration = self.tr("about {time} to download at the {rate}/s measured here").format(
-                time=format_duration((e.size or 0) / self.rate), rate=format_size(int(self.rate)))
+                time=translated(format_duration((e.size or 0) / self.rate)), rate=format_size(int(self.rate)))
         else:
             duration = self.tr("its download time is shown once it starts, at the rate measured then")
         self.offer_text.setText(self.tr(
@@ -170,7 +170,7 @@ class FirstStart(QFrame):
                 done=format_size(progress.done), total=format_size(progress.total),
                 speed=format_size(int(progress.speed)), source=source_name(self.library.source))
             if (eta := progress.eta_s) is not None:
-                text += " · " + self.tr("{time} left").format(time=format_duration(eta))
+                text += " · " + self.tr("{time} left").format(time=translated(format_duration(eta)))
             self.progress.setFormat(text)
 
     def _use(self, name: str) -> None:

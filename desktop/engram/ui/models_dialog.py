@@ -189,7 +189,7 @@ class ModelsDialog(QDialog):
         text = self.tr("%p% · {done} of {total} · {speed}/s").format(
             done=format_size(progress.done), total=format_size(progress.total), speed=format_size(int(progress.speed)))
         if (eta := progress.eta_s) is not None:
-            text += " · " + self.tr("{time} left").format(time=format_duration(eta))
+            text += " · " + self.tr("{time} left").format(time=translated(format_duration(eta)))
         return text
 
     def selected_name(self) -> str | None:
