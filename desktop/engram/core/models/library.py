@@ -54,7 +54,8 @@ class ModelStatus:
     def to_json(self) -> dict:
         return {**self.entry.to_json(), "path": str(self.path), "installed": self.installed,
                 "partial_bytes": self.partial, "in_use": self.in_use, "fit": self.fit.label,
-                "tokens_per_second_estimate": self.fit.tokens_per_second}
+                "tokens_per_second_estimate": self.fit.tokens_per_second, "tokens_per_second_measured": self.fit.measured,
+                "tokens_per_second_basis": str(self.fit.basis), "speaks_language": self.fit.speaks}
 
 
 class ModelLibrary:
