@@ -119,3 +119,29 @@ def test_settings_models_page_opens_the_dialog(qtbot, backend, mirror):
     settings.load()
     settings.open_models()
     qtbot.waitUntil(lambda: settings.models_dialog.isVisible() and settings.models_dialog.table.rowCount() == 3)
+
+
+def test_settings_models_page_offers_the_download_source_and_keeps_the_dialogs_in_step(qtbot, backend, mirror):
+    from engram.ui.settings_dialog import SettingsDialog
+
+    settings = SettingsDialog(backend)
+    qtbot.addWidget(settings)
+    settings.load()
+    assert settings.source.source() == "huggingface" and not settings.source.custom.isVisible()
+    settings.open_models()
+    dialog = settings.models_dialog
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 3)
+    settings.source.choose("hf-mirror")
+    qtbot.waitUntil(lambda: Settings.load().model_source == "hf-mirror")
+    qtbot.waitUntil(lambda: dialog.source.source() == "hf-mirror" and "hf-mirror.com" in dialog.machine.text())
+    dialog.source.choose("modelscope")
+    qtbot.waitUntil(lambda: settings.source.source() == "modelscope")
+    dialog.select("small-chat")
+    assert "is not on ModelScope" in dialog.details.text()        # no path there: said where the URL would be
+    picker = settings.source
+    picker.combo.setCurrentIndex(picker.combo.findData("custom"))
+    picker.save()                                                  # no base URL yet: nothing saved
+    assert picker.custom.isVisibleTo(settings) and Settings.load().model_source == "modelscope"
+    picker.custom.setText(mirror.url)
+    picker.save()
+    qtbot.waitUntil(lambda: (Settings.load().model_source, Settings.load().model_mirror) == ("custom", mirror.url))

@@ -222,3 +222,15 @@ def test_every_note_of_the_shipped_catalog_has_its_chinese_translation():
             chinese = entry.said("chat_template", "zh_CN")
             assert chinese != entry.chat_template and re.search("[\u4e00-\u9fff]", chinese), entry.name
         assert entry.said("chat_template", "en") == entry.chat_template
+
+
+def test_a_reply_speed_is_noted_for_the_model_in_use_beside_the_settings(tmp_path):
+    from engram.core.models.demo import FILE_NAME
+    from engram.core.models.library import note_reply
+    from engram.core.settings import Settings
+
+    settings = Settings.load(tmp_path)
+    note_reply(settings, 40, 9.5)                                # the demo model
+    settings.chat_model = str(tmp_path / "Qwen3-4B-Q4_K_M.gguf")
+    note_reply(settings, 40, 4.0)
+    assert measured.read(tmp_path).tokens_per_second == {FILE_NAME: 9.5, "Qwen3-4B-Q4_K_M.gguf": 4.0}
