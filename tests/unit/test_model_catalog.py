@@ -13,6 +13,7 @@ from engram.core.errors import InvalidInput, NotFound
 from engram.core.models.catalog import TOOL_FORMATS, catalog_path, load_catalog
 from engram.core.models import measured
 from engram.core.models.fit import Machine, assess, language_of
+from engram.core.models.sources import join
 from model_server import write_catalog
 
 GB = 10**9
@@ -96,13 +97,13 @@ def test_urls_are_relative_to_the_mirror_unless_absolute(tmp_path):
         {"name": "abs", "kind": "chat", "url": "https://elsewhere.test/x/model.gguf"}])
     catalog = load_catalog(str(path))
     rel = catalog.get("rel")
-    assert rel.source_url("https://hub.test") == "https://hub.test/org/repo/resolve/main/a%20b.gguf"
-    assert rel.source_url("https://mirror.test/hf/") == "https://mirror.test/hf/org/repo/resolve/main/a%20b.gguf"
+    assert join("https://hub.test", rel.url) == "https://hub.test/org/repo/resolve/main/a%20b.gguf"
+    assert join("https://mirror.test/hf/", rel.url) == "https://mirror.test/hf/org/repo/resolve/main/a%20b.gguf"
     assert rel.file_name == "a b.gguf"
     pinned = load_catalog().get("qwen3-4b")
-    assert pinned.source_url("https://hf-mirror.test/") == ("https://hf-mirror.test/Qwen/Qwen3-4B-GGUF/resolve/"
-                                                            "bc640142c66e1fdd12af0bd68f40445458f3869b/Qwen3-4B-Q4_K_M.gguf")
-    assert catalog.get("abs").source_url("https://mirror.test") == "https://elsewhere.test/x/model.gguf"
+    assert join("https://hf-mirror.test/", pinned.url) == ("https://hf-mirror.test/Qwen/Qwen3-4B-GGUF/resolve/"
+                                                           "bc640142c66e1fdd12af0bd68f40445458f3869b/Qwen3-4B-Q4_K_M.gguf")
+    assert join("https://mirror.test", catalog.get("abs").url) == "https://elsewhere.test/x/model.gguf"
     with pytest.raises(NotFound, match="no model named 'nope'") as error:
         catalog.get("nope")
     assert "rel, abs" in error.value.hint

@@ -18,7 +18,7 @@ def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 - the name 
 
 
 class Text:
-    """An English template and its values; equal to its English wherever a plain string is wanted."""
+    """An English template and its values; ``str()`` is the English."""
 
     __slots__ = ("template", "values")
 
@@ -30,9 +30,3 @@ class Text:
 
     def __repr__(self) -> str:
         return f"Text({str(self)!r})"
-
-    def __eq__(self, other) -> bool:
-        return str(self) == str(other)
-
-    def __hash__(self) -> int:
-        return hash(str(self))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from engram.core import paths
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.models.sources import SOURCES, join
+from engram.core.models.sources import SOURCES
 
 CATALOG_FILE = "model_catalog.json"
 CATALOG_ENV = "ENGRAM_MODEL_CATALOG"
@@ -65,10 +65,6 @@ class CatalogEntry:
     @property
     def file_name(self) -> str:
         return Path(self.bundled or self.url.split("?", 1)[0]).name
-
-    def source_url(self, mirror: str) -> str:
-        """Where to download it from a mirror with the hub's paths: relative URLs under it."""
-        return join(mirror, self.url)
 
     def to_json(self) -> dict:
         return {"name": self.name, "title": self.title, "family": self.family, "kind": self.kind,
