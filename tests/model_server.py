@@ -144,14 +144,15 @@ class ModelServer:
         return [r["range"] for r in self.requests if r["method"] == "GET" and r["path"].startswith("/cdn/")]
 
 
-def write_catalog(folder: Path, mirror: str, entries: list[dict]) -> Path:
+def write_catalog(folder: Path, mirror: str, entries: list[dict], sources: dict | None = None) -> Path:
     """A catalog file of the tests' own (ENGRAM_MODEL_CATALOG points at it); each entry needs
-    name, kind and url or bundled; the rest gets plain defaults."""
+    name, kind and url or bundled; the rest gets plain defaults. ``sources``: bases for the named
+    download sources (hf-mirror, modelscope)."""
     import json
 
     defaults = {"title": "", "family": "test", "parameters_b": 0.1, "quantisation": "Q8_0", "licence": "Apache-2.0",
                 "languages": ["en"], "context_length": 2048, "ram_gb": 0.5, "tools": False, "sha256": None}
     path = folder / "catalog.json"
-    path.write_text(json.dumps({"format": 1, "mirror": mirror,
+    path.write_text(json.dumps({"format": 1, "mirror": mirror, "sources": sources or {},
                                 "models": [{**defaults, **entry} for entry in entries]}), encoding="utf-8")
     return path

@@ -3,7 +3,8 @@
     make translations                          # = .venv/bin/python tools/translations.py
     .venv/bin/python tools/translations.py --check
 
-The first runs pyside6-lupdate over desktop/engram/ui: every text in a tr(), translate() or
+The first runs pyside6-lupdate over desktop/engram/ui and the core's models (whose Texts, see
+engram/core/texts.py, the window shows translated): every text in a tr(), translate() or
 QT_TRANSLATE_NOOP() call goes into resources/translations/engram_<language>.ts, the translations
 already there are kept, a new text is marked unfinished (translate it, e.g. in pyside6-linguist),
 and a text gone from the code is dropped. Then pyside6-lrelease compiles each .ts into the .qm that
@@ -26,7 +27,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ROOT / "desktop" / "engram" / "ui"
+SOURCES = (ROOT / "desktop" / "engram" / "ui", ROOT / "desktop" / "engram" / "core" / "models")
 TRANSLATIONS = ROOT / "resources" / "translations"
 LANGUAGES = ("en", "zh_CN")
 PLACEHOLDER = re.compile(r"%n|%L?\d+|\{[^{}]*\}")
@@ -54,7 +55,7 @@ def run(command: list[str]) -> None:
 
 def lupdate(ts: Path, language: str) -> None:
     """Bring ``ts`` up to date with the code (created if missing)."""
-    sources = [str(path) for path in sorted(SOURCES.rglob("*.py"))]
+    sources = [str(path) for folder in SOURCES for path in sorted(folder.rglob("*.py"))]
     run([tool("pyside6-lupdate"), *sources, "-no-obsolete", "-locations", "none", "-target-language", language,
          *(["-pluralonly"] if language == "en" else []), "-ts", str(ts)])
 

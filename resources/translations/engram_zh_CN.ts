@@ -352,6 +352,157 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
 </context>
 <context>
+    <name>Core</name>
+    <message>
+        <source>check the network, or choose a download source you can reach (Models › Download from: hf-mirror.com or ModelScope)</source>
+        <translation>检查网络，或选择一个能访问的下载来源（模型 › 下载来源：hf-mirror.com 或 ModelScope）</translation>
+    </message>
+    <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source>{m} min {s} s</source>
+        <translation>{m} 分 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{h} h {m} min</source>
+        <translation>{h} 小时 {m} 分</translation>
+    </message>
+    <message>
+        <source>cannot reach {host}: {why}</source>
+        <translation>无法连接 {host}：{why}</translation>
+    </message>
+    <message>
+        <source>the download of {file} failed {count} times in a row ({why}); {kept:,} bytes are kept</source>
+        <translation>{file} 的下载连续失败 {count} 次（{why}）；已保留 {kept:,} 字节</translation>
+    </message>
+    <message>
+        <source>run the download again to resume from there</source>
+        <translation>再次下载即可从那里继续</translation>
+    </message>
+    <message>
+        <source>{file} is being downloaded already (by another Engram window or command)</source>
+        <translation>{file} 已在下载中（由另一个 Engram 窗口或命令）</translation>
+    </message>
+    <message>
+        <source>wait for that download to end, or pause it there and download here</source>
+        <translation>等那次下载结束，或在那里暂停后在这里下载</translation>
+    </message>
+    <message>
+        <source>{file} is not at {url} (HTTP {status})</source>
+        <translation>{url} 上没有 {file}（HTTP {status}）</translation>
+    </message>
+    <message>
+        <source>this source may not carry it: choose another download source (Models › Download from), or fix the catalog entry</source>
+        <translation>这个来源可能没有它：换一个下载来源（模型 › 下载来源），或修正目录条目</translation>
+    </message>
+    <message>
+        <source>the server refused {url} (HTTP {status})</source>
+        <translation>服务器拒绝了 {url}（HTTP {status}）</translation>
+    </message>
+    <message>
+        <source>the model may need a login or a licence accepted on its page; download it there and choose the .gguf in Settings</source>
+        <translation>这个模型可能需要登录或在其页面上接受许可；请在那里下载，再在设置中选择该 .gguf</translation>
+    </message>
+    <message>
+        <source>the server answered HTTP {status} for {url}</source>
+        <translation>服务器对 {url} 返回 HTTP {status}</translation>
+    </message>
+    <message>
+        <source>try again later, or choose another download source (Models › Download from)</source>
+        <translation>稍后再试，或换一个下载来源（模型 › 下载来源）</translation>
+    </message>
+    <message>
+        <source>no sha256 is known for {file}, so it could not be checked; nothing was downloaded</source>
+        <translation>{file} 没有已知的 sha256，无法校验；什么也没有下载</translation>
+    </message>
+    <message>
+        <source>add its sha256 to a catalog of your own (setting model_catalog), or accept an unchecked file: engram models download --unverified</source>
+        <translation>把它的 sha256 写进你自己的目录（设置 model_catalog），或接受未校验的文件：engram models download --unverified</translation>
+    </message>
+    <message>
+        <source>{url} offers {total:,} bytes, but {file} has {size:,}; nothing more was downloaded</source>
+        <translation>{url} 提供 {total:,} 字节，但 {file} 应为 {size:,} 字节；没有再下载</translation>
+    </message>
+    <message>
+        <source>the file changed upstream or this source serves another one: choose another download source (Models › Download from), or fix the catalog entry</source>
+        <translation>文件在上游已改变，或这个来源提供的是另一个文件：换一个下载来源（模型 › 下载来源），或修正目录条目</translation>
+    </message>
+    <message>
+        <source>{file} needs {need:.2f} GiB of disk but only {free:.2f} GiB is free in {folder}; nothing more was downloaded (what arrived before is kept)</source>
+        <translation>{file} 需要 {need:.2f} GiB 磁盘空间，但 {folder} 只剩 {free:.2f} GiB；没有再下载（之前下载的部分已保留）</translation>
+    </message>
+    <message>
+        <source>{file} needs {need:.2f} GiB of disk but only {free:.2f} GiB is free in {folder}; nothing was downloaded</source>
+        <translation>{file} 需要 {need:.2f} GiB 磁盘空间，但 {folder} 只剩 {free:.2f} GiB；什么也没有下载</translation>
+    </message>
+    <message>
+        <source>free some space, or set ENGRAM_MODELS_DIR to a folder on a larger disk</source>
+        <translation>腾出一些空间，或把 ENGRAM_MODELS_DIR 设为更大磁盘上的文件夹</translation>
+    </message>
+    <message>
+        <source>cannot write {file}: {why}; {kept:,} bytes are kept</source>
+        <translation>无法写入 {file}：{why}；已保留 {kept:,} 字节</translation>
+    </message>
+    <message>
+        <source>free some disk space (or fix the folder&apos;s permissions), then download again to resume</source>
+        <translation>腾出一些磁盘空间（或修正文件夹权限），然后再次下载以继续</translation>
+    </message>
+    <message>
+        <source>{file} arrived with sha256 {actual}, not the expected {expected}; the file was deleted</source>
+        <translation>{file} 下载后的 sha256 是 {actual}，不是预期的 {expected}；文件已删除</translation>
+    </message>
+    <message>
+        <source>download it again; if this repeats, this source serves another file than the catalog names: choose another download source</source>
+        <translation>再下载一次；如果再次出现，说明这个来源提供的不是目录所指的文件：请换一个下载来源</translation>
+    </message>
+    <message>
+        <source>what {url} sent is not a GGUF model file; it was deleted</source>
+        <translation>{url} 发来的不是 GGUF 模型文件；已删除</translation>
+    </message>
+    <message>
+        <source>this source may answer with a web page: check the download source&apos;s base URL (Models › Download from)</source>
+        <translation>这个来源可能返回了网页：请检查下载来源的基础 URL（模型 › 下载来源）</translation>
+    </message>
+    <message>
+        <source>{memory} GiB of memory, {cores} CPU cores</source>
+        <translation>{memory} GiB 内存，{cores} 个 CPU 核心</translation>
+    </message>
+    <message>
+        <source>{machine}, a GPU with {memory} GiB</source>
+        <translation>{machine}，一块 {memory} GiB 的 GPU</translation>
+    </message>
+    <message>
+        <source>measured over your replies on this computer</source>
+        <translation>按你在这台电脑上的回复实测</translation>
+    </message>
+    <message>
+        <source>estimate: {cores} CPU cores × {rate:g} GB/s of memory bandwidth ÷ {size:.1f} GB read for each token</source>
+        <translation>估算：{cores} 个 CPU 核心 × 每核 {rate:g} GB/s 内存带宽 ÷ 每个 token 读取 {size:.1f} GB</translation>
+    </message>
+    <message>
+        <source>{basis}; on the GPU it is faster</source>
+        <translation>{basis}；在 GPU 上会更快</translation>
+    </message>
+    <message>
+        <source>no base URL is set for the custom download source</source>
+        <translation>自定义下载来源还没有设置基础 URL</translation>
+    </message>
+    <message>
+        <source>type one in Models › Download from, or choose another source</source>
+        <translation>在 模型 › 下载来源 中填写一个，或选择其他来源</translation>
+    </message>
+    <message>
+        <source>{model} is not on ModelScope</source>
+        <translation>ModelScope 上没有 {model}</translation>
+    </message>
+    <message>
+        <source>download it from hf-mirror.com or Hugging Face (Models › Download from), or choose a Qwen model</source>
+        <translation>从 hf-mirror.com 或 Hugging Face 下载（模型 › 下载来源），或选择一个 Qwen 模型</translation>
+    </message>
+</context>
+<context>
     <name>FilesTab</name>
     <message>
         <source>No chat selected</source>
@@ -480,6 +631,89 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>{name} · reloaded (changed on disk)</source>
         <translation>{name} · 已重新载入（磁盘上有改动）</translation>
+    </message>
+</context>
+<context>
+    <name>FirstStart</name>
+    <message>
+        <source>&lt;b&gt;Choose the model Engram answers with&lt;/b&gt; — the tiny demo model answers meanwhile.</source>
+        <translation>&lt;b&gt;选择 Engram 用来回答的模型&lt;/b&gt;——在此期间由小型演示模型回答。</translation>
+    </message>
+    <message>
+        <source>Finding the model that suits this computer…</source>
+        <translation>正在寻找适合这台电脑的模型…</translation>
+    </message>
+    <message>
+        <source>Download and use it</source>
+        <translation>下载并使用</translation>
+    </message>
+    <message>
+        <source>Another model…</source>
+        <translation>其他模型…</translation>
+    </message>
+    <message>
+        <source>A GGUF file I have…</source>
+        <translation>我已有的 GGUF 文件…</translation>
+    </message>
+    <message>
+        <source>Try the demo first</source>
+        <translation>先试用演示模型</translation>
+    </message>
+    <message>
+        <source>No model of the catalog fits this computer&apos;s memory; choose a GGUF file you have, or keep the demo.</source>
+        <translation>目录中没有能放进这台电脑内存的模型；请选择你已有的 GGUF 文件，或继续使用演示模型。</translation>
+    </message>
+    <message>
+        <source>uses tools (memory search, session files)</source>
+        <translation>会用工具（记忆搜索、会话文件）</translation>
+    </message>
+    <message>
+        <source>writes Chinese and English</source>
+        <translation>能写中文和英文</translation>
+    </message>
+    <message>
+        <source>about {time} to download at the {rate}/s measured here</source>
+        <translation>按这里实测的 {rate}/s，下载约需 {time}</translation>
+    </message>
+    <message>
+        <source>its download time is shown once it starts, at the rate measured then</source>
+        <translation>开始下载后按实测速度显示所需时间</translation>
+    </message>
+    <message>
+        <source>Recommended for this computer: &lt;b&gt;{model}&lt;/b&gt; ({family}, {parameters:g} B) · {strengths} · {size} · {speed} here &lt;span style=&apos;color:gray&apos;&gt;({basis})&lt;/span&gt; · {duration}.</source>
+        <translation>为这台电脑推荐：&lt;b&gt;{model}&lt;/b&gt;（{family}，{parameters:g} B）· {strengths} · {size} · 在这里 {speed} &lt;span style=&apos;color:gray&apos;&gt;（{basis}）&lt;/span&gt; · {duration}。</translation>
+    </message>
+    <message>
+        <source>English only</source>
+        <translation>只会英文</translation>
+    </message>
+    <message>
+        <source>Download and use {model}</source>
+        <translation>下载并使用 {model}</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>Choose the chat model</source>
+        <translation>选择聊天模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>%p% · {done} of {total} · {speed}/s from {source}</source>
+        <translation>%p% · {done} / {total} · {speed}/秒，来自 {source}</translation>
+    </message>
+    <message>
+        <source>{time} left</source>
+        <translation>剩余 {time}</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked; loading it…</source>
+        <translation>已下载并校验；正在加载…</translation>
     </message>
 </context>
 <context>
@@ -1194,10 +1428,6 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>Engram 的数据尚未打开，请稍后再试。</translation>
     </message>
     <message>
-        <source>This computer: {machine}. ★ recommended for it · ✓ fits · ~ fits but slow · ✗ too big. Downloads come from {mirror}.</source>
-        <translation>本机：{machine}。★ 推荐 · ✓ 可运行 · ~ 可运行但较慢 · ✗ 太大。下载来源：{mirror}。</translation>
-    </message>
-    <message>
         <source>chat</source>
         <translation>对话</translation>
     </message>
@@ -1214,8 +1444,8 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>否</translation>
     </message>
     <message>
-        <source>about {speed:.0f} tokens a second here (an estimate)</source>
-        <translation>在本机约每秒 {speed:.0f} 个词元（估计）</translation>
+        <source>This computer: {machine}. ★ recommended for it and for you · ✓ fits · ~ fits but slow · ✗ too big; tokens a second: ≈ estimated, else measured here. Downloads come from {source} ({mirror}).</source>
+        <translation>这台电脑：{machine}。★ 为这台电脑和你推荐 · ✓ 可运行 · ~ 可运行但较慢 · ✗ 太大；每秒 token 数：≈ 为估算，否则为这里实测。下载来自 {source}（{mirror}）。</translation>
     </message>
     <message>
         <source>★ recommended</source>
@@ -1302,6 +1532,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>对话模板：{notes}</translation>
     </message>
     <message>
+        <source>Speed here: {speed} ({basis})</source>
+        <translation>这里的速度：{speed}（{basis}）</translation>
+    </message>
+    <message>
         <source>Checked at download against the sha256 the server states for the file.</source>
         <translation>下载时按服务器为该文件声明的 sha256 校验。</translation>
     </message>
@@ -1324,6 +1558,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Remove model</source>
         <translation>移除模型</translation>
+    </message>
+    <message>
+        <source>{speed:.1f} tokens/s</source>
+        <translation>{speed:.1f} token/秒</translation>
     </message>
 </context>
 <context>
@@ -2262,6 +2500,41 @@ The chat is paused while the files are copied and checked.</source>
     <message>
         <source>Moved. Engram now keeps its data in {folder}.</source>
         <translation>已移动。Engram 现在把数据保存在 {folder}。</translation>
+    </message>
+</context>
+<context>
+    <name>SourcePicker</name>
+    <message>
+        <source>Hugging Face</source>
+        <translation>Hugging Face</translation>
+    </message>
+    <message>
+        <source>hf-mirror.com (the hub&apos;s files, reachable in China)</source>
+        <translation>hf-mirror.com（Hugging Face 的文件，国内可访问）</translation>
+    </message>
+    <message>
+        <source>ModelScope (魔搭; Qwen, Llama and Gemma models)</source>
+        <translation>ModelScope 魔搭（Qwen、Llama 和 Gemma 模型）</translation>
+    </message>
+    <message>
+        <source>A base URL of my own (the hub&apos;s paths)</source>
+        <translation>我自己的基础 URL（与 Hugging Face 相同的路径）</translation>
+    </message>
+    <message>
+        <source>my own base URL</source>
+        <translation>我自己的基础 URL</translation>
+    </message>
+    <message>
+        <source>Download from</source>
+        <translation>下载来源</translation>
+    </message>
+    <message>
+        <source>https://my-mirror.example (the hub&apos;s paths)</source>
+        <translation>https://my-mirror.example（与 Hugging Face 相同的路径）</translation>
+    </message>
+    <message>
+        <source>Use {source}</source>
+        <translation>改用 {source}</translation>
     </message>
 </context>
 <context>

@@ -78,3 +78,13 @@ def send(qtbot):
         return window.chat.view.bubbles[-1]
 
     return type_and_wait
+
+
+@pytest.fixture
+def english_afterwards(qapp):
+    """The application is shared by all the tests: give it back in English."""
+    from engram.ui import language, theme
+
+    yield
+    language.install(qapp, "en")
+    theme.apply(qapp, chinese=False)

@@ -69,6 +69,5 @@ wait(lambda: dialog.table.item(dialog._row_of(NAME), 7) is not None
      and dialog.table.item(dialog._row_of(NAME), 7).text() == "installed")
 dialog.select(NAME)
 shot("models-done", dialog)
-dialog.shutdown()
 window.close()
 server.stop()

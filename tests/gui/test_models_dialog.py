@@ -52,8 +52,7 @@ def dialog(qtbot, backend, mirror):
     shown.show()
     shown.load()
     qtbot.waitUntil(lambda: shown.table.rowCount() == 3)
-    yield shown
-    shown.shutdown()
+    return shown
 
 
 def cell(dialog, name, column):
@@ -67,7 +66,10 @@ def bar(dialog, name):
 
 def test_the_catalog_shows_what_suits_this_machine(dialog):
     assert [dialog.table.item(r, 0).text() for r in range(3)] == ["Small chat", "Giant chat", "MiniLM download"]
-    assert cell(dialog, "small-chat", 6) == "★ recommended" and cell(dialog, "giant-chat", 6) == "✗ too big"
+    assert cell(dialog, "small-chat", 6).startswith("★ recommended · ≈ ") and cell(dialog, "small-chat", 6).endswith(
+        " tokens/s") and cell(dialog, "giant-chat", 6).startswith("✗ too big")
+    assert "GB/s" in dialog.table.item(dialog._row_of("small-chat"), 6).toolTip()       # the estimate's basis
+    assert cell(dialog, "minilm", 6) == "✓ fits"
     assert "This computer:" in dialog.machine.text() and "GiB of memory" in dialog.machine.text()
     dialog.select("giant-chat")
     assert dialog.download_button.isEnabled() and not dialog.use_button.isEnabled()
@@ -106,7 +108,7 @@ def test_a_failed_download_says_why_in_the_dialog(qtbot, dialog, mirror):
     dialog.select("giant-chat")
     qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: dialog.notice.isVisible() and "HTTP 404" in dialog.notice.label.text(), timeout=20_000)
-    assert "model_mirror" in dialog.notice.label.text()
+    assert "Download from" in dialog.notice.label.text()
 
 
 def test_settings_models_page_opens_the_dialog(qtbot, backend, mirror):
@@ -117,4 +119,29 @@ def test_settings_models_page_opens_the_dialog(qtbot, backend, mirror):
     settings.load()
     settings.open_models()
     qtbot.waitUntil(lambda: settings.models_dialog.isVisible() and settings.models_dialog.table.rowCount() == 3)
-    settings.models_dialog.shutdown()
+
+
+def test_settings_models_page_offers_the_download_source_and_keeps_the_dialogs_in_step(qtbot, backend, mirror):
+    from engram.ui.settings_dialog import SettingsDialog
+
+    settings = SettingsDialog(backend)
+    qtbot.addWidget(settings)
+    settings.load()
+    assert settings.source.source() == "huggingface" and not settings.source.custom.isVisible()
+    settings.open_models()
+    dialog = settings.models_dialog
+    qtbot.waitUntil(lambda: dialog.table.rowCount() == 3)
+    settings.source.choose("hf-mirror")
+    qtbot.waitUntil(lambda: Settings.load().model_source == "hf-mirror")
+    qtbot.waitUntil(lambda: dialog.source.source() == "hf-mirror" and "hf-mirror.com" in dialog.machine.text())
+    dialog.source.choose("modelscope")
+    qtbot.waitUntil(lambda: settings.source.source() == "modelscope")
+    dialog.select("small-chat")
+    assert "is not on ModelScope" in dialog.details.text()        # no path there: said where the URL would be
+    picker = settings.source
+    picker.combo.setCurrentIndex(picker.combo.findData("custom"))
+    picker.save()                                                  # no base URL yet: nothing saved
+    assert picker.custom.isVisibleTo(settings) and Settings.load().model_source == "modelscope"
+    picker.custom.setText(mirror.url)
+    picker.save()
+    qtbot.waitUntil(lambda: (Settings.load().model_source, Settings.load().model_mirror) == ("custom", mirror.url))

@@ -29,7 +29,9 @@ WORD = re.compile(r"[A-Za-z]{2,}")
 # scope values that are typed as they are stored.
 KEPT = {"Engram", "Enter", "Shift", "Esc", "Ctrl", "GGUF", "gguf", "Gemma", "Llama", "Instruct", "Qwen", "CPU",
         "SmolLM", "multilingual", "small",
-        "GPU", "Markdown", "token", "all", "MiniLM", "English", "user", "session",
+        "GPU", "Markdown", "token", "all", "MiniLM", "English", "user", "session", "GiB", "GB",
+        # the download sources' names (Settings › Models, the first-start choice)
+        "Hugging", "Face", "hf", "mirror", "com", "ModelScope",
         # Settings › Integrations: protocols, other programs and their configuration files, the API's model
         "OpenAI", "API", "MCP", "Claude", "Desktop", "VS", "Code", "Cursor", "claude", "desktop", "config",
         "json", "vscode", "cursor", "mcp", "engram",
@@ -78,14 +80,6 @@ def english(texts: list[str], data: tuple[str, ...] = ()) -> list[str]:
         if set(WORD.findall(text)) - KEPT:
             left.append(text)
     return left
-
-
-@pytest.fixture
-def english_afterwards(qapp):
-    """The application is shared by all the tests: give it back in English."""
-    yield
-    language.install(qapp, "en")
-    theme.apply(qapp, chinese=False)
 
 
 def test_the_translations_are_complete_and_match_the_code():
@@ -172,3 +166,34 @@ def test_with_no_setting_the_window_speaks_the_system_language(system, speaks, s
            "PYTHONPATH": str(Path(engram.__file__).parents[1])}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == [speaks, send], done.stderr
+
+
+def test_the_models_dialog_speaks_chinese_notes_machine_speeds_sources_and_errors(qtbot, open_window,
+                                                                                 english_afterwards):
+    """Every text of the catalog's dialog in a Chinese window: the machine summary, each speed with
+    its basis, the catalog's notes, the download sources and an error with its fix (no network: a
+    model ModelScope lacks is refused before any connection)."""
+    from engram.core.models.catalog import load_catalog
+
+    window = open_window(ui_language="zh_CN")
+    window.download_model()
+    dialog = window.settings_dialog.models_dialog
+    qtbot.waitUntil(lambda: dialog.table.rowCount() > 0, timeout=20_000)
+    catalog = load_catalog()
+    data = tuple(sorted({text for e in catalog.entries for text in (e.title, e.family, e.quantisation, e.licence,
+                                                                       e.url, e.file_name)} |
+                        {catalog.mirror, window.backend.engram.settings.path,
+                         "&lt;|system|&gt;…&lt;|end|&gt;"}, key=len, reverse=True))      # Phi-4's own tokens
+    dialog.select("phi-4-mini-instruct")
+    fit_cells = [dialog.table.item(row, column).text() for row in range(dialog.table.rowCount()) for column in (1, 6, 7)]
+    tips = [dialog.table.item(row, 6).toolTip() for row in range(dialog.table.rowCount())]
+    headers = [dialog.table.horizontalHeaderItem(c).text() for c in range(dialog.table.columnCount())]
+    assert english(shown_texts(dialog) + fit_cells + tips + headers, data) == []
+    assert "内存" in dialog.machine.text() and "估算" in tips[0] and "轮次" in dialog.details.text()
+
+    dialog.source.choose("modelscope")
+    qtbot.waitUntil(lambda: "ModelScope 上没有" in dialog.details.text(), timeout=10_000)
+    dialog.select("phi-4-mini-instruct")
+    dialog.download()
+    qtbot.waitUntil(lambda: dialog.notice.isVisible() and "ModelScope 上没有" in dialog.notice.text(), timeout=10_000)
+    assert english([re.sub(r"<[^>]+>", " ", dialog.notice.text())], data) == []

@@ -198,7 +198,7 @@ def test_a_missing_file_is_a_clear_404(server, catalog, library):
     catalog({"name": "gone", "kind": "chat", "url": "test/gone/resolve/main/gone.gguf"})
     with pytest.raises(DownloadError, match="gone.gguf is not at .* \\(HTTP 404\\)") as error:
         library().download("gone")
-    assert "model_mirror" in error.value.hint
+    assert "Download from" in error.value.hint
     assert not part_path(library().path(library().catalog.get("gone"))).exists()
 
 
@@ -219,7 +219,7 @@ def test_a_refused_connection_and_a_silent_server_are_clear_errors(catalog, libr
     catalog(mirror=f"http://127.0.0.1:{port}")
     with pytest.raises(DownloadError, match="cannot reach 127.0.0.1") as error:
         library().download(EMBEDDING)
-    assert "model_mirror" in error.value.hint
+    assert "Download from" in error.value.hint
 
     silent = socket.socket()                 # accepts connections (the backlog) and never answers
     silent.bind(("127.0.0.1", 0))
@@ -261,7 +261,7 @@ def test_a_pinned_file_of_another_size_is_refused_before_a_byte_arrives(server, 
              "size": size + 1})
     with pytest.raises(DownloadError, match=f"offers {size:,} bytes, but resized.gguf has {size + 1:,}") as error:
         library().download("resized")
-    assert "model_mirror" in error.value.hint
+    assert "Download from" in error.value.hint
     target = library().path(library().catalog.get("resized"))
     assert not part_path(target).exists() and not target.exists()
 

@@ -11,7 +11,9 @@ import pytest
 from engram.core import paths
 from engram.core.errors import InvalidInput, NotFound
 from engram.core.models.catalog import TOOL_FORMATS, catalog_path, load_catalog
-from engram.core.models.fit import Machine, assess
+from engram.core.models import measured
+from engram.core.models.fit import Machine, assess, language_of
+from engram.core.models.sources import join
 from model_server import write_catalog
 
 GB = 10**9
@@ -95,13 +97,13 @@ def test_urls_are_relative_to_the_mirror_unless_absolute(tmp_path):
         {"name": "abs", "kind": "chat", "url": "https://elsewhere.test/x/model.gguf"}])
     catalog = load_catalog(str(path))
     rel = catalog.get("rel")
-    assert rel.source_url("https://hub.test") == "https://hub.test/org/repo/resolve/main/a%20b.gguf"
-    assert rel.source_url("https://mirror.test/hf/") == "https://mirror.test/hf/org/repo/resolve/main/a%20b.gguf"
+    assert join("https://hub.test", rel.url) == "https://hub.test/org/repo/resolve/main/a%20b.gguf"
+    assert join("https://mirror.test/hf/", rel.url) == "https://mirror.test/hf/org/repo/resolve/main/a%20b.gguf"
     assert rel.file_name == "a b.gguf"
     pinned = load_catalog().get("qwen3-4b")
-    assert pinned.source_url("https://hf-mirror.test/") == ("https://hf-mirror.test/Qwen/Qwen3-4B-GGUF/resolve/"
-                                                            "bc640142c66e1fdd12af0bd68f40445458f3869b/Qwen3-4B-Q4_K_M.gguf")
-    assert catalog.get("abs").source_url("https://mirror.test") == "https://elsewhere.test/x/model.gguf"
+    assert join("https://hf-mirror.test/", pinned.url) == ("https://hf-mirror.test/Qwen/Qwen3-4B-GGUF/resolve/"
+                                                           "bc640142c66e1fdd12af0bd68f40445458f3869b/Qwen3-4B-Q4_K_M.gguf")
+    assert join("https://mirror.test", catalog.get("abs").url) == "https://elsewhere.test/x/model.gguf"
     with pytest.raises(NotFound, match="no model named 'nope'") as error:
         catalog.get("nope")
     assert "rel, abs" in error.value.hint
@@ -162,3 +164,74 @@ def test_what_fits_and_what_is_recommended_follows_memory_and_cores():
     none = assess(entries, Machine(2 * 2**30, 1))
     assert not any(fit.fits for name, fit in none.items() if name.startswith("qwen3"))
     assert not any(fit.recommended for fit in none.values())
+
+
+def recommended(fits) -> str:
+    [name] = [name for name, fit in fits.items() if fit.recommended]
+    return name
+
+
+def test_the_recommendation_fits_the_persons_language_and_prefers_tools():
+    """The issue's machine: 24 GiB and 2 cores, where no tool-calling model is fast."""
+    entries = load_catalog().entries
+    machine = Machine(24 * 2**30, 2)
+    chinese = assess(entries, machine, language_of("zh_CN"))
+    assert recommended(chinese).startswith("qwen")                              # writes Chinese, calls tools
+    english = assess(entries, machine, language_of("en"))
+    by_name = {e.name: e for e in entries}
+    assert by_name[recommended(english)].tools                                  # not Gemma 3 1B, faster as it is
+    assert english["gemma-3-1b-it"].fast and not english["gemma-3-1b-it"].recommended
+    assert not chinese["gemma-3-1b-it"].speaks and chinese["qwen3-4b"].speaks
+    assert language_of("en", "中文") == "zh" and language_of("en", "Chinese, please") == "zh"
+    assert language_of("en_GB", "") == "en"
+
+
+def test_every_speed_states_its_basis_and_a_measured_one_replaces_the_estimate():
+    entries = load_catalog().entries
+    machine = Machine(24 * 2**30, 2)
+    estimated = assess(entries, machine)
+    assert all("2 CPU cores × 4 GB/s" in str(fit.basis) for fit in estimated.values())
+    assert estimated["qwen3-4b"].tokens_per_second == pytest.approx(8 / 2.497, abs=0.1)
+    file_name = load_catalog().get("qwen3-4b").file_name
+    seen = assess(entries, machine, measured={file_name: 11.5})
+    assert seen["qwen3-4b"].measured and seen["qwen3-4b"].tokens_per_second == 11.5 and seen["qwen3-4b"].fast
+    assert "measured" in str(seen["qwen3-4b"].basis) and not seen["qwen3-1.7b"].measured
+
+
+def test_with_a_gpu_used_the_model_must_fit_its_memory():
+    entries = load_catalog().entries
+    machine = Machine(64 * 2**30, 8, vram_bytes=4 * 2**30)
+    on_gpu = assess(entries, machine, gpu_layers=-1)
+    assert on_gpu["qwen3-1.7b"].fits and not on_gpu["qwen3-8b"].fits           # 6.4 GB needed, 4 GiB there
+    assert assess(entries, machine)["qwen3-8b"].fits                            # on the CPU, RAM decides
+    assert "GPU with 4 GiB" in str(machine.describe())
+
+
+def test_measured_speeds_are_a_running_figure_and_short_replies_do_not_count(tmp_path):
+    measured.note_reply(tmp_path, "m.gguf", 4, 50.0)
+    assert measured.read(tmp_path).tokens_per_second == {}
+    measured.note_reply(tmp_path, "m.gguf", 100, 10.0)
+    measured.note_reply(tmp_path, "m.gguf", 100, 20.0)
+    assert measured.read(tmp_path).tokens_per_second["m.gguf"] == pytest.approx(13.0)
+    (tmp_path / measured.FILE).write_text("not json")
+    assert measured.read(tmp_path) == measured.Measured()
+
+
+def test_every_note_of_the_shipped_catalog_has_its_chinese_translation():
+    for entry in load_catalog().entries:
+        if entry.chat_template:
+            chinese = entry.said("chat_template", "zh_CN")
+            assert chinese != entry.chat_template and re.search("[\u4e00-\u9fff]", chinese), entry.name
+        assert entry.said("chat_template", "en") == entry.chat_template
+
+
+def test_a_reply_speed_is_noted_for_the_model_in_use_beside_the_settings(tmp_path):
+    from engram.core.models.demo import FILE_NAME
+    from engram.core.models.library import note_reply
+    from engram.core.settings import Settings
+
+    settings = Settings.load(tmp_path)
+    note_reply(settings, 40, 9.5)                                # the demo model
+    settings.chat_model = str(tmp_path / "Qwen3-4B-Q4_K_M.gguf")
+    note_reply(settings, 40, 4.0)
+    assert measured.read(tmp_path).tokens_per_second == {FILE_NAME: 9.5, "Qwen3-4B-Q4_K_M.gguf": 4.0}

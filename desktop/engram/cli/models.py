@@ -46,7 +46,7 @@ def _list(args) -> int:
     library = _library()
     statuses = library.statuses()
     if args.json:
-        print(json.dumps({"catalog": str(library.catalog.path), "mirror": library.mirror,
+        print(json.dumps({"catalog": str(library.catalog.path), "source": library.source, "mirror": library.mirror,
                           "machine": {"ram_bytes": library.machine.ram_bytes, "cores": library.machine.cores},
                           "models": [s.to_json() for s in statuses]}, ensure_ascii=False, indent=1))
         return 0
@@ -60,7 +60,8 @@ def _list(args) -> int:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-    print(f"\nCatalog: {library.catalog.path}\nDownloads from: {library.mirror}  into {library.folder}")
+    print(f"\nCatalog: {library.catalog.path}\nDownloads from: {library.source} ({library.mirror})  into"
+          f" {library.folder}")
     return 0
 
 
@@ -79,7 +80,7 @@ def _download(args) -> int:
         library.catalog.get(name)                   # an unknown name fails before anything is fetched
     for name in args.names:
         entry = library.catalog.get(name)
-        print(f"{entry.name}: {entry.source_url(library.mirror)}", file=sys.stderr)
+        print(f"{entry.name}: {library.url(entry)}", file=sys.stderr)
         bar = _Bar(entry.name)
         try:
             path = library.download(name, allow_unverified=args.unverified, on_progress=bar.show)

@@ -1,12 +1,21 @@
-"""Errors a person can act on: each says what went wrong and how to fix it."""
+"""Errors a person can act on: each says what went wrong and how to fix it.
+
+The message and the hint may be ``Text`` (engram.core.texts): English in a terminal, translated
+in the window.
+"""
+
+from __future__ import annotations
+
+from engram.core.texts import Text
 
 
 class EngramError(Exception):
     """Base class; ``hint`` tells the user what to do about it."""
 
-    def __init__(self, message: str, hint: str = ""):
-        super().__init__(message)
-        self.hint = hint
+    def __init__(self, message: str | Text, hint: str | Text = ""):
+        super().__init__(str(message))
+        self.hint = str(hint)
+        self.said = (message, hint)          # as given: the window translates a Text
 
     @property
     def message(self) -> str:
@@ -52,3 +61,7 @@ class ContextTooLong(ModelError):
 
 class DownloadError(EngramError):
     """A model download failed; what arrived is kept to resume from, unless it was wrong (then deleted)."""
+
+
+class SourceUnreachable(DownloadError):
+    """The download source could not be reached at all: another source (a mirror) may be."""

@@ -43,7 +43,12 @@ class Settings:
     chat_thinking: str = "off"              # off: a reasoning model (Qwen3, SmolLM3) is told by its own switch
                                             # not to think | on: it thinks first, shown apart (reasoning.py)
     model_catalog: str = ""                 # a catalog file of one's own; empty: ENGRAM_MODEL_CATALOG or the shipped one
-    model_mirror: str = ""                  # download base for the catalog's models; empty: the catalog's own
+    model_source: str = ""                  # where catalog models download from (core/models/sources.py):
+                                            # huggingface | hf-mirror | modelscope | custom (model_mirror);
+                                            # empty: custom when model_mirror is set, else huggingface
+    model_mirror: str = ""                  # the custom source's base URL (the hub's paths)
+    first_start: str = ""                   # what the person chose at first start ("" = not yet: the window
+                                            # offers the choice): download | catalog | file | demo
     chat_tools: str = "auto"                # tool calls (files, search_memory): auto (off for the demo
                                             # model, which cannot call them) | on | off
     # Conversation memory (issue 3); the names follow the seeds' Agent Framework options.

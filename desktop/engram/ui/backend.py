@@ -24,6 +24,7 @@ class Backend(QObject):
     failed = Signal(object)      # the facade could not open (e.g. the data folder is not writable)
     error = Signal(object)       # any other call that failed without its own error handler
     changed_elsewhere = Signal()  # another Engram committed to the database (queued to the GUI thread)
+    download_changed = Signal(object)   # a DownloadState of the window's queue (queued to the GUI thread)
 
     def __init__(self, data_dir: str | None = None, opener: Callable | None = None, parent=None):
         super().__init__(parent)
@@ -34,6 +35,7 @@ class Backend(QObject):
         self._unsubscribe = None     # from the database's news of others' commits
         self.disk_pool = Pool(1)
         self.model_pool = Pool(1)
+        self._downloads = None       # the window's DownloadQueue, made on first use
 
     def open(self) -> None:
         """Open the facade in the background; ``opened`` or ``failed`` follows."""
@@ -128,8 +130,22 @@ class Backend(QObject):
 
         self.disk_pool.start(work, returned=finished, errored=self.failed.emit)
 
+    def downloads(self, library):
+        """The window's one download queue (the first-start choice and the Models dialog share it,
+        so each sees what the other started), reading ``library`` from now on; its reports come
+        as ``download_changed``."""
+        from engram.core.models.download_queue import DownloadQueue
+
+        if self._downloads is None:
+            self._downloads = DownloadQueue(library, self.download_changed.emit)
+        self._downloads.library = library
+        return self._downloads
+
     def close(self, wait_ms: int = 10_000) -> None:
-        """Stop streaming work, wait for the threads, then close the facade."""
+        """Pause downloads (they resume from their kept part), stop streaming work, wait for the
+        threads, then close the facade."""
+        if self._downloads is not None:
+            self._downloads.close()
         self.model_pool.wait(wait_ms)
         self.disk_pool.wait(wait_ms)
         self._stop_hearing()

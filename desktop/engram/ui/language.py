@@ -19,6 +19,7 @@ TRANSLATIONS_DIR = RESOURCES_DIR / "translations"
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
 _installed: list[QTranslator] = []
+current = "en"       # the language the window speaks, as install() found it
 
 
 def install(app: QApplication, setting: str = "") -> str:
@@ -38,7 +39,9 @@ def install(app: QApplication, setting: str = "") -> str:
     _installed.append(engram)
     for translator in _installed:
         app.installTranslator(translator)
-    return engram.language().replace("-", "_") or "en"
+    global current
+    current = engram.language().replace("-", "_") or "en"
+    return current
 
 
 def is_chinese(language: str) -> bool:

@@ -8,13 +8,14 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from engram.core.errors import EngramError, InvalidInput
 from engram.core.files import TRASH_DIR
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
+from engram.ui.first_start import FirstStart
 from engram.ui.memories_tab import MemoriesTab
 from engram.ui.notice import Notice, explain
 from engram.ui.profile_noted import NotedNotice, changes_of
@@ -48,6 +49,7 @@ class MainWindow(QMainWindow):
         self.context = ContextTab()
         # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
         self.words_only = Notice(closable=False)
+        self.first_start = FirstStart(backend)
         self.status = StatusBar()
         self._lay_out()
         self.turn_controller = TurnController(backend, self.chat, self.status, self)
@@ -70,9 +72,10 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout(centre)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        holder = QHBoxLayout()
+        holder = QVBoxLayout()
         holder.setContentsMargins(16, 8, 16, 0)
         holder.addWidget(self.words_only)
+        holder.addWidget(self.first_start)
         column.addLayout(holder)
         column.addWidget(self.chat, 1)
         split = QSplitter(Qt.Horizontal)
@@ -111,6 +114,8 @@ class MainWindow(QMainWindow):
         self.memories.jump_requested.connect(self.jump_to)
         self.memories.forgotten.connect(self._after_forgetting)
         self.status.retry_requested.connect(self.retry_failed_work)
+        self.first_start.chosen.connect(self._settings_applied)
+        self.first_start.catalog_requested.connect(self.download_model)
         self.backend.opened.connect(self._opened)
         self.backend.failed.connect(self._open_failed)
         self.backend.error.connect(self.show_error)
@@ -173,7 +178,10 @@ class MainWindow(QMainWindow):
         self.refresh_health()
 
     def show_first_run(self, settings) -> None:
-        if settings.chat_model:
+        """A new install: the first-start choice; until a chat model is chosen: what the demo is."""
+        if not settings.first_start and not settings.chat_model:
+            self.first_start.offer()
+        if settings.chat_model or self.first_start.isVisible():
             self.chat.first_run.hide()
         else:
             self.chat.first_run.show_message(

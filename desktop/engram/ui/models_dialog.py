@@ -1,31 +1,28 @@
 """Models: the catalog with what suits this machine, downloads with progress (pause, resume, cancel,
 several queued) and Use, so that a person gets a real model without hunting for GGUF files.
 
-Reading the catalog and the files runs on the backend's disk thread; downloads run on the
-download queue's own thread, whose reports reach this dialog through a Qt signal (delivered on the
-GUI thread). Closing the dialog does not stop a download; quitting Engram pauses it, and the next
-Download goes on from the kept part.
+Reading the catalog and the files runs on the backend's disk thread; downloads run on the window's
+download queue (``Backend.downloads``, shared with the first-start choice), whose reports reach this
+dialog through a Qt signal (delivered on the GUI thread). Closing the dialog does not stop a
+download; quitting Engram pauses it, and the next Download goes on from the kept part.
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHBoxLayout, QHeaderView, QLabel,
                                QMessageBox, QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
+from engram.core.errors import InvalidInput
 from engram.core.models.download_queue import CANCELLED, DONE, DOWNLOADING, FAILED, PAUSED, QUEUED
 from engram.core.models.downloads import format_duration, format_size
-from engram.ui.notice import Notice, explain
+from engram.ui import language
+from engram.ui.model_source import SourcePicker, mirror_actions, source_name
+from engram.ui.notice import Notice, explain, translated
 
 NAME_ROLE = Qt.UserRole
-
-
-class _Relay(QObject):
-    """Carries the download thread's reports to the GUI thread."""
-
-    changed = Signal(object)
 
 
 class ModelsDialog(QDialog):
@@ -35,12 +32,10 @@ class ModelsDialog(QDialog):
         super().__init__(parent)
         self.backend = backend
         self.library = None          # ModelLibrary, read on the disk thread
-        self.queue = None            # DownloadQueue, made with the library
+        self.queue = None            # the window's DownloadQueue, once the library is read
         self.statuses: dict = {}     # name -> ModelStatus
         self.downloads: dict = {}    # name -> the latest DownloadState
-        self.relay = _Relay(self)
-        self.relay.changed.connect(self._download_changed)
-        QCoreApplication.instance().aboutToQuit.connect(self.shutdown)
+        backend.download_changed.connect(self._download_changed)
         self.setWindowTitle(self.tr("Models"))
         self.resize(1060, 640)
 
@@ -48,6 +43,9 @@ class ModelsDialog(QDialog):
         self.notice = Notice()
         self.notice.hide()
         layout.addWidget(self.notice)
+        self.source = SourcePicker(backend)
+        self.source.changed.connect(lambda _: self.load())
+        layout.addWidget(self.source)
         self.machine = QLabel()
         self.machine.setWordWrap(True)
         layout.addWidget(self.machine)
@@ -93,25 +91,21 @@ class ModelsDialog(QDialog):
     def load(self) -> None:
         """Read the catalog and what is on this machine (on the disk thread), then show them."""
         def read(engram):
-            from engram.core.models.library import ModelLibrary
-
-            same = self.library is not None and self.library.settings is engram.settings   # not after a reopen
-            library = self.library if same else ModelLibrary(engram.settings)
+            library = person_library(engram, self.library)
             return library, library.statuses()
 
         if self.backend.disk(read, returned=self._show, errored=self._failed) is None:
             self.notice.show_message(self.tr("Engram's data is not open yet; try again in a moment."), "warning")
 
     def _show(self, result) -> None:
-        from engram.core.models.download_queue import DownloadQueue
-
         self.library, statuses = result
-        if self.queue is None:
-            self.queue = DownloadQueue(self.library, self.relay.changed.emit)
-        self.queue.library = self.library
-        self.machine.setText(self.tr("This computer: {machine}. ★ recommended for it · ✓ fits · ~ fits but"
-                                     " slow · ✗ too big. Downloads come from {mirror}.").format(
-            machine=self.library.machine.describe(), mirror=html.escape(self.library.mirror)))
+        self.queue = self.backend.downloads(self.library)
+        self.source.show_setting(self.library.settings)
+        self.machine.setText(self.tr("This computer: {machine}. ★ recommended for it and for you · ✓ fits · ~ fits"
+                                     " but slow · ✗ too big; tokens a second: ≈ estimated, else measured here."
+                                     " Downloads come from {source} ({mirror}).").format(
+            machine=html.escape(translated(self.library.machine.describe())), source=source_name(self.library.source),
+            mirror=html.escape(self._base())))
         selected = self.selected_name()
         self.statuses = {s.entry.name: s for s in statuses}
         self.table.setRowCount(len(statuses))
@@ -120,21 +114,28 @@ class ModelsDialog(QDialog):
             cells = (e.title, self.tr("chat") if e.kind == "chat" else self.tr("embedding"),
                      format_size(e.size), f"{e.ram_gb:.1f} GB",
                      " ".join(e.languages[:4]) + (" …" if len(e.languages) > 4 else ""),
-                     self.tr("yes") if e.tools else self.tr("no"), self._fit_text(status.fit))
+                     self.tr("yes") if e.tools else self.tr("no"), self._fit_text(status.fit, e.kind))
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setData(NAME_ROLE, e.name)
                 self.table.setItem(row, column, item)
-            self.table.item(row, 6).setToolTip(self.tr("about {speed:.0f} tokens a second here (an estimate)")
-                                               .format(speed=status.fit.tokens_per_second))
+            if e.kind == "chat":
+                self.table.item(row, 6).setToolTip(translated(status.fit.basis))
             self._show_status(row, e.name)
             if e.name == selected:
                 self.table.selectRow(row)
         self._selected()
 
-    def _fit_text(self, fit) -> str:
-        return {"recommended": self.tr("★ recommended"), "fits": self.tr("✓ fits"),
-                "fits, slow": self.tr("~ fits, slow"), "too big": self.tr("✗ too big")}[fit.label]
+    def _fit_text(self, fit, kind: str) -> str:
+        label = {"recommended": self.tr("★ recommended"), "fits": self.tr("✓ fits"),
+                 "fits, slow": self.tr("~ fits, slow"), "too big": self.tr("✗ too big")}[fit.label]
+        return label if kind != "chat" else label + " · " + speed_text(fit)
+
+    def _base(self) -> str:
+        try:
+            return self.library.mirror
+        except InvalidInput as e:           # a custom source without its base URL yet
+            return translated(e.said[0])
 
     def _row_of(self, name: str) -> int:
         for row in range(self.table.rowCount()):
@@ -188,7 +189,7 @@ class ModelsDialog(QDialog):
         text = self.tr("%p% · {done} of {total} · {speed}/s").format(
             done=format_size(progress.done), total=format_size(progress.total), speed=format_size(int(progress.speed)))
         if (eta := progress.eta_s) is not None:
-            text += " · " + self.tr("{time} left").format(time=format_duration(eta))
+            text += " · " + self.tr("{time} left").format(time=translated(format_duration(eta)))
         return text
 
     def selected_name(self) -> str | None:
@@ -220,13 +221,16 @@ class ModelsDialog(QDialog):
                  f" {html.escape(e.quantisation)} · {e.context_length:,} " + self.tr("tokens of context") + " · "
                  + self.tr("licence: {licence}").format(licence=html.escape(e.licence))]
         if e.chat_template:
-            lines.append(self.tr("Chat template: {notes}").format(notes=html.escape(e.chat_template)))
-        lines.append(html.escape(str(status.path) if e.bundled or status.installed
-                                 else e.source_url(self.library.mirror)))
+            lines.append(self.tr("Chat template: {notes}").format(
+                notes=html.escape(e.said("chat_template", language.current))))
+        if e.kind == "chat":
+            lines.append(self.tr("Speed here: {speed} ({basis})").format(
+                speed=speed_text(status.fit), basis=html.escape(translated(status.fit.basis))))
+        lines.append(html.escape(str(status.path) if e.bundled or status.installed else self._url(e)))
         if not e.sha256 and not e.bundled and not status.installed:
             lines.append(self.tr("Checked at download against the sha256 the server states for the file."))
         if e.note:
-            lines.append(html.escape(e.note))
+            lines.append(html.escape(e.said("note", language.current)))
         self.details.setText("<br>".join(lines))
 
     # -- actions ----------------------------------------------------------------------------------
@@ -246,16 +250,28 @@ class ModelsDialog(QDialog):
             self.backend.disk(lambda _engram: queue.cancel(name), returned=lambda _: self.load(),
                               errored=self._failed)
 
+    def _url(self, entry) -> str:
+        try:
+            return self.library.url(entry)
+        except InvalidInput as e:           # not on this source: say so where the URL would be
+            return translated(e.said[0])
+
     def _download_changed(self, state) -> None:
         self.downloads[state.name] = state
         if state.state == FAILED:
-            self._failed(state.error)
+            self.notice.show_message(explain(state.error), "error",
+                                     mirror_actions(state.error, self.source, lambda: self._retry(state.name)))
         if state.state in (DONE, FAILED, CANCELLED, PAUSED):
             self.load()                  # what is on disk now
         elif (row := self._row_of(state.name)) >= 0:
             self._show_status(row, state.name)
         if state.name == self.selected_name():
             self._selected()
+
+    def _retry(self, name: str) -> None:
+        self.notice.hide()
+        if self.queue is not None:
+            self.queue.add(name)
 
     def use(self) -> None:
         name = self.selected_name()
@@ -311,7 +327,21 @@ class ModelsDialog(QDialog):
     def _failed(self, error) -> None:
         self.notice.show_message(explain(error), "error")
 
-    def shutdown(self) -> None:
-        """Pause what is downloading (it resumes from its kept part next time)."""
-        if self.queue is not None:
-            self.queue.close()
+
+def speed_text(fit) -> str:
+    """A chat model's pace here: measured, or ≈ the estimate."""
+    words = QCoreApplication.translate("ModelsDialog", "{speed:.1f} tokens/s").format(speed=fit.tokens_per_second)
+    return words if fit.measured else "≈ " + words
+
+
+def person_library(engram, library=None):
+    """The catalog as it suits this machine and this person (the window's language or the reply
+    language preferred): ``library`` again when it still reads these settings. On the disk thread."""
+    from engram.core.models.fit import language_of
+    from engram.core.models.library import ModelLibrary
+
+    wanted = language_of(language.current, str(engram.preferences.get(engram.user).get("language", "")))
+    if library is not None and library.settings is engram.settings:    # not after a reopen
+        library.language = wanted
+        return library
+    return ModelLibrary(engram.settings, language=wanted)

@@ -10,15 +10,25 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout
 
 from engram.core.errors import EngramError
+from engram.core.texts import CONTEXT, Text
+
+
+def translated(text) -> str:
+    """A core ``Text`` in the window's language (its values too); anything else as it is."""
+    if not isinstance(text, Text):
+        return str(text)
+    return QCoreApplication.translate(CONTEXT, text.template).format(
+        **{key: translated(value) if isinstance(value, Text) else value for key, value in text.values.items()})
 
 
 def explain(error: BaseException) -> str:
     """An error as the person should read it in a notice: what happened and, for Engram's errors,
-    the fix; another error (a bug) says its type, for the report."""
+    the fix (both in the window's language where the core wrote them as Texts); another error (a
+    bug) says its type, for the report."""
     if isinstance(error, EngramError):
+        message, hint = (translated(part) for part in error.said)
         fix = QCoreApplication.translate("MainWindow", "Fix: {hint}")
-        return html.escape(error.message) + (f"<br><i>{fix.format(hint=html.escape(error.hint))}</i>"
-                                             if error.hint else "")
+        return html.escape(message) + (f"<br><i>{fix.format(hint=html.escape(hint))}</i>" if hint else "")
     return html.escape(f"{type(error).__name__}: {error}")
 
 

@@ -18,6 +18,7 @@ from engram.core.storage.pgpass import remember_password
 from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.conversation.preferences import DETAIL_LEVELS
 from engram.ui.language import LANGUAGES
+from engram.ui.model_source import SourcePicker
 from engram.ui.notice import Notice
 from engram.ui.server_setting import ServerSetting
 from engram.ui.settings_integrations import ApiHost, IntegrationsPage
@@ -177,6 +178,8 @@ class SettingsDialog(QDialog):
         catalog = QPushButton(self.tr("Download a model…"))     # the Models dialog (ui/models_dialog.py)
         catalog.clicked.connect(self.open_models)
         form.addRow(catalog)
+        self.source = SourcePicker(self.backend)               # saved at once, as in the Models dialog
+        form.addRow(self.source)
         self.models_dialog = None
         return models
 
@@ -318,6 +321,9 @@ class SettingsDialog(QDialog):
         if self.models_dialog is None:
             self.models_dialog = ModelsDialog(self.backend, self)
             self.models_dialog.applied.connect(self._model_chosen)
+            # one setting, two pickers: each shows what the other saved
+            self.models_dialog.source.changed.connect(lambda _: self.source.show_setting(self.backend.engram.settings))
+            self.source.changed.connect(lambda _: self.models_dialog.load())
         self.models_dialog.load()
         self.models_dialog.show()
         self.models_dialog.raise_()
@@ -346,6 +352,7 @@ class SettingsDialog(QDialog):
         s = engram.settings
         self.chat_model.set_path(s.chat_model)
         self.embedding_model.set_path(s.embedding_model)
+        self.source.show_setting(s)
         self.context_size.setValue(s.chat_context_size)
         self.threads.setValue(s.chat_threads)
         self.gpu_layers.setValue(s.chat_gpu_layers)

@@ -3,8 +3,9 @@
 It is data (``resources/model_catalog.json``), so a new model needs no new code, and it can be
 replaced by a file of one's own (setting ``model_catalog``, or ``ENGRAM_MODEL_CATALOG``): someone
 behind a mirror with other files, or a test serving files from loopback. Download URLs are
-relative to a mirror (setting ``model_mirror``; else the catalog's own ``mirror``) because many
-people reach a mirror and not the original host. Checksums the catalog does not know are null,
+relative to the download source (``sources.py``: the hub, hf-mirror.com, a base URL of one's own;
+ModelScope by the entry's own ``modelscope`` path) because many people reach a mirror and not the
+original host. Checksums the catalog does not know are null,
 never guessed: see ``downloads.expected_sha256`` for what is checked instead. The shipped entries
 are pinned: a URL names the hub revision (``/resolve/<commit>/``) whose file has the stated size
 and sha256, so a file changed upstream is a clear mismatch, not a silently different model.
@@ -15,12 +16,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote, urljoin
-
 from engram.core import paths
 from engram.core.errors import InvalidInput, NotFound
+from engram.core.models.sources import SOURCES
 
 CATALOG_FILE = "model_catalog.json"
 CATALOG_ENV = "ENGRAM_MODEL_CATALOG"
@@ -54,30 +54,33 @@ class CatalogEntry:
     bundled: str = ""            # a file under resources/ (shipped, never downloaded)
     chat_template: str = ""
     note: str = ""
+    modelscope: str = ""         # its path under ModelScope's base, where it is published there
+    translations: tuple[tuple[str, str, str], ...] = ()   # (language, field, text): the notes in other languages
+
+    def said(self, field: str, language: str) -> str:
+        """A note (chat_template, note) in ``language`` ("zh_CN"), else in English."""
+        found = [text for lang, name, text in self.translations if name == field and language.startswith(lang)]
+        return found[0] if found else getattr(self, field)
 
     @property
     def file_name(self) -> str:
         return Path(self.bundled or self.url.split("?", 1)[0]).name
-
-    def source_url(self, mirror: str) -> str:
-        """Where to download it from: the entry's URL, relative ones under the mirror."""
-        if re.match(r"[a-z][a-z0-9+.-]*://", self.url, re.IGNORECASE):
-            return self.url
-        return urljoin(mirror.rstrip("/") + "/", quote(self.url.lstrip("/"), safe="/?=&%"))
 
     def to_json(self) -> dict:
         return {"name": self.name, "title": self.title, "family": self.family, "kind": self.kind,
                 "parameters_b": self.parameters_b, "quantisation": self.quantisation, "licence": self.licence,
                 "languages": list(self.languages), "context_length": self.context_length, "ram_gb": self.ram_gb,
                 "tools": self.tools, "tool_format": self.tool_format, "size": self.size, "sha256": self.sha256, "url": self.url,
-                "bundled": self.bundled, "chat_template": self.chat_template, "note": self.note}
+                "bundled": self.bundled, "chat_template": self.chat_template, "note": self.note,
+                "modelscope": self.modelscope}
 
 
 @dataclass(frozen=True)
 class Catalog:
     entries: tuple[CatalogEntry, ...]
-    mirror: str                  # the default download base, from the file
+    mirror: str                  # the default download base (Hugging Face), from the file
     path: Path                   # where it was read from
+    sources: dict[str, str] = field(default_factory=dict)   # other bases for named sources (sources.py)
 
     def get(self, name: str) -> CatalogEntry:
         for entry in self.entries:
@@ -127,7 +130,10 @@ def load_catalog(setting: str = "") -> Catalog:
         names.add(entry.name)
         files.add(entry.file_name if entry.url else "")
         entries.append(entry)
-    return Catalog(tuple(entries), str(data.get("mirror") or ""), path)
+    sources = data.get("sources", {})
+    if not isinstance(sources, dict) or not all(k in SOURCES and isinstance(v, str) for k, v in sources.items()):
+        raise InvalidInput(f"{path}: 'sources' must map some of {', '.join(SOURCES)} to base URLs")
+    return Catalog(tuple(entries), str(data.get("mirror") or ""), path, dict(sources))
 
 
 def _entry(raw, where: str) -> CatalogEntry:
@@ -159,6 +165,10 @@ def _entry(raw, where: str) -> CatalogEntry:
         raise InvalidInput(f"{where} ({name}): the file must be a .gguf")
     languages = field("languages", (list,))
     tool_format = field("tool_format", (str,), "hermes", False)
+    translations = field("translations", (dict,), {}, False)
+    if not all(isinstance(texts, dict) and all(isinstance(t, str) for t in texts.values())
+               for texts in translations.values()):
+        raise InvalidInput(f"{where} ({name}): 'translations' maps a language to {{field: text}}")
     if tool_format not in TOOL_FORMATS:
         raise InvalidInput(f"{where} ({name}): tool_format {tool_format!r} is not one of {', '.join(TOOL_FORMATS)}")
     return CatalogEntry(
@@ -168,4 +178,6 @@ def _entry(raw, where: str) -> CatalogEntry:
         context_length=field("context_length", (int,)), ram_gb=float(field("ram_gb", (int, float))),
         tools=field("tools", (bool,), False, False), tool_format=tool_format, size=field("size", (int,), None, False),
         sha256=sha256.lower() if sha256 else None, url=url, bundled=bundled,
-        chat_template=field("chat_template", (str,), "", False), note=field("note", (str,), "", False))
+        chat_template=field("chat_template", (str,), "", False), note=field("note", (str,), "", False),
+        modelscope=field("modelscope", (str,), "", False),
+        translations=tuple((lang, key, text) for lang, texts in translations.items() for key, text in texts.items()))

@@ -33,8 +33,9 @@ from pathlib import Path
 import httpx
 
 from engram.core.storage.atomic import write_text_atomic
-from engram.core.errors import DownloadError
+from engram.core.errors import DownloadError, SourceUnreachable
 from engram.core.models.gguf import GGUF_MAGIC
+from engram.core.texts import QT_TRANSLATE_NOOP, Text
 
 CHUNK = 1 << 20
 RETRIES = 3                              # dropped connections resumed in a row before giving up
@@ -44,6 +45,8 @@ SPARE_DISK = 64 << 20                    # left free after the download, for the
 PROGRESS_EVERY_S = 0.2
 SPEED_WINDOW_S = 5.0
 SHA256 = re.compile(r"[0-9a-f]{64}")
+OTHER_SOURCE = Text(QT_TRANSLATE_NOOP("Core", "check the network, or choose a download source you can reach (Models ›"
+                                              " Download from: hf-mirror.com or ModelScope)"))
 
 
 @dataclass(frozen=True)
@@ -76,13 +79,14 @@ def format_size(size: int | None) -> str:
     return f"{size / 2**20:.0f} MiB" if size >= 2**20 else f"{size / 2**10:.0f} KiB"
 
 
-def format_duration(seconds: float) -> str:
+def format_duration(seconds: float) -> Text:
+    """A time to wait, in its largest two units (a Text: the window says it in its language)."""
     seconds = int(round(seconds))
     if seconds < 60:
-        return f"{seconds} s"
+        return Text(QT_TRANSLATE_NOOP("Core", "{s} s"), s=seconds)
     if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+        return Text(QT_TRANSLATE_NOOP("Core", "{m} min {s} s"), m=seconds // 60, s=seconds % 60)
+    return Text(QT_TRANSLATE_NOOP("Core", "{h} h {m} min"), h=seconds // 3600, m=seconds % 3600 // 60)
 
 
 def part_path(target: Path) -> Path:
@@ -110,8 +114,9 @@ def fetch(url: str, target: Path, *, sha256: str | None = None, size: int | None
           allow_unverified: bool = False, stop: threading.Event | None = None,
           on_progress: Callable[[Progress], None] | None = None, client: httpx.Client | None = None) -> str:
     """Download url to target and return the file's sha256 (checked against ``sha256`` or the one
-    the server announces; ``size``, when given with it, is the file's exact length). DownloadError says what went wrong and what to do; DownloadStopped
-    when ``stop`` was set. Either way a partial file that was right so far is kept to resume."""
+    the server announces; ``size``, when given with it, is the file's exact length). DownloadError
+    says what went wrong and what to do; DownloadStopped when ``stop`` was set. Either way a partial
+    file that was right so far is kept to resume."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     with claimed(target):
@@ -136,13 +141,14 @@ def _fetch(url, target, sha256, size, allow_unverified, stop, on_progress, clien
                 return job.attempt()
             except (httpx.TransportError, _Incomplete) as e:
                 if isinstance(e, httpx.ConnectError) and attempt == 1:
-                    raise DownloadError(f"cannot reach {httpx.URL(url).host}: {e}",
-                                        hint="check the network, or set model_mirror to a mirror you can reach") from e
+                    raise SourceUnreachable(Text(QT_TRANSLATE_NOOP("Core", "cannot reach {host}: {why}"),
+                                                 host=httpx.URL(url).host, why=str(e)), hint=OTHER_SOURCE) from e
                 if attempt > RETRIES:
                     raise DownloadError(
-                        f"the download of {target.name} failed {attempt} times in a row ({_transport(e)});"
-                        f" {partial_size(target):,} bytes are kept",
-                        hint="run the download again to resume from there") from e
+                        Text(QT_TRANSLATE_NOOP("Core", "the download of {file} failed {count} times in a row ({why});"
+                                                       " {kept:,} bytes are kept"),
+                             file=target.name, count=attempt, why=_transport(e), kept=partial_size(target)),
+                        hint=Text(QT_TRANSLATE_NOOP("Core", "run the download again to resume from there"))) from e
                 if job.stop.wait(RETRY_DELAY_S * attempt):
                     raise DownloadStopped() from e
     finally:
@@ -159,8 +165,10 @@ def claimed(target: Path) -> Iterator[None]:
         try:
             _lock(handle, True)
         except OSError as e:
-            raise DownloadError(f"{target.name} is being downloaded already (by another Engram window or command)",
-                                hint="wait for that download to end, or pause it there and download here") from e
+            raise DownloadError(Text(QT_TRANSLATE_NOOP("Core", "{file} is being downloaded already (by another Engram"
+                                                               " window or command)"), file=target.name),
+                                hint=Text(QT_TRANSLATE_NOOP("Core", "wait for that download to end, or pause it there"
+                                                                    " and download here"))) from e
         try:
             yield
         finally:
@@ -228,16 +236,21 @@ class _Job:
     def _check_status(self, response: httpx.Response) -> None:
         status = response.status_code
         if status in (404, 410):
-            raise DownloadError(f"{self.target.name} is not at {self.url} (HTTP {status})",
-                                hint="the mirror may not carry it: set model_mirror to another one, or fix the"
-                                     " catalog entry")
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "{file} is not at {url} (HTTP {status})"),
+                     file=self.target.name, url=self.url, status=status),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "this source may not carry it: choose another download source"
+                                                    " (Models › Download from), or fix the catalog entry")))
         if status in (401, 403):
-            raise DownloadError(f"the server refused {self.url} (HTTP {status})",
-                                hint="the model may need a login or a licence accepted on its page; download it"
-                                     " there and choose the .gguf in Settings")
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "the server refused {url} (HTTP {status})"), url=self.url, status=status),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "the model may need a login or a licence accepted on its page;"
+                                                    " download it there and choose the .gguf in Settings")))
         if status >= 400:
-            raise DownloadError(f"the server answered HTTP {status} for {self.url}",
-                                hint="try again later, or set model_mirror to another mirror")
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "the server answered HTTP {status} for {url}"), status=status, url=self.url),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "try again later, or choose another download source"
+                                                    " (Models › Download from)")))
 
     def _span(self, response: httpx.Response, have: int) -> tuple[int, int | None]:
         """Where the body starts in the file and the file's size."""
@@ -258,19 +271,23 @@ class _Job:
             raise _Incomplete("the file changed on the server; starting over")
         expected = self.sha256 or kept or announced
         if expected is None and not self.allow_unverified:
-            raise DownloadError(f"no sha256 is known for {self.target.name}, so it could not be checked;"
-                                " nothing was downloaded",
-                                hint="add its sha256 to a catalog of your own (setting model_catalog), or accept"
-                                     " an unchecked file: engram models download --unverified")
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "no sha256 is known for {file}, so it could not be checked; nothing"
+                                               " was downloaded"), file=self.target.name),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "add its sha256 to a catalog of your own (setting model_catalog), or"
+                                                    " accept an unchecked file: engram models download --unverified")))
         return expected
 
     def _check_size(self, total: int | None) -> None:
         if self.size is not None and total is not None and total != self.size:
             self._start_over()
-            raise DownloadError(f"{self.url} offers {total:,} bytes, but {self.target.name} has {self.size:,};"
-                                " nothing more was downloaded",
-                                hint="the file changed upstream or the mirror serves another one: set model_mirror"
-                                     " to another mirror, or fix the catalog entry")
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "{url} offers {total:,} bytes, but {file} has {size:,}; nothing more"
+                                               " was downloaded"),
+                     url=self.url, total=total, file=self.target.name, size=self.size),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "the file changed upstream or this source serves another one:"
+                                                    " choose another download source (Models › Download from), or"
+                                                    " fix the catalog entry")))
 
     def _check_disk(self, total: int | None, start: int) -> None:
         if total is None:
@@ -278,10 +295,15 @@ class _Job:
         free = shutil.disk_usage(self.target.parent).free
         need = total - start + SPARE_DISK
         if need > free:
-            raise DownloadError(f"{self.target.name} needs {need / 2**30:.2f} GiB of disk but only"
-                                f" {free / 2**30:.2f} GiB is free in {self.target.parent}; nothing"
-                                + (" more was downloaded (what arrived before is kept)" if start else " was downloaded"),
-                                hint="free some space, or set ENGRAM_MODELS_DIR to a folder on a larger disk")
+            values = {"file": self.target.name, "need": need / 2**30, "free": free / 2**30, "folder": self.target.parent}
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "{file} needs {need:.2f} GiB of disk but only {free:.2f} GiB is free"
+                                               " in {folder}; nothing more was downloaded (what arrived before is"
+                                               " kept)"), **values) if start
+                else Text(QT_TRANSLATE_NOOP("Core", "{file} needs {need:.2f} GiB of disk but only {free:.2f} GiB is"
+                                                    " free in {folder}; nothing was downloaded"), **values),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "free some space, or set ENGRAM_MODELS_DIR to a folder on a larger"
+                                                    " disk")))
 
     def _hash_part(self, start: int, total: int | None):
         """A resumed download's hash starts with the bytes already kept."""
@@ -317,10 +339,11 @@ class _Job:
                 f.flush()
                 os.fsync(f.fileno())
         except OSError as e:
-            raise DownloadError(f"cannot write {self.part}: {e.strerror or e}; {partial_size(self.target):,} bytes"
-                                " are kept",
-                                hint="free some disk space (or fix the folder's permissions), then download again"
-                                     " to resume") from e
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "cannot write {file}: {why}; {kept:,} bytes are kept"),
+                     file=self.part, why=e.strerror or str(e), kept=partial_size(self.target)),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "free some disk space (or fix the folder's permissions), then"
+                                                    " download again to resume"))) from e
         if total is not None and done < total:
             raise _Incomplete(f"the connection ended after {done:,} of {total:,} bytes")
         self.on_progress(Progress(done, total, state="verifying"))
@@ -329,15 +352,20 @@ class _Job:
         actual = digest.hexdigest()
         if expected is not None and actual != expected:
             self._start_over()
-            raise DownloadError(f"{self.target.name} arrived with sha256 {actual}, not the expected {expected};"
-                                " the file was deleted",
-                                hint="download it again; if this repeats, the mirror serves another file than the"
-                                     " catalog names")
+            raise DownloadError(
+                Text(QT_TRANSLATE_NOOP("Core", "{file} arrived with sha256 {actual}, not the expected {expected}; the"
+                                               " file was deleted"),
+                     file=self.target.name, actual=actual, expected=expected),
+                hint=Text(QT_TRANSLATE_NOOP("Core", "download it again; if this repeats, this source serves another"
+                                                    " file than the catalog names: choose another download source")))
         with self.part.open("rb") as f:
             if f.read(len(GGUF_MAGIC)) != GGUF_MAGIC:
                 self._start_over()
-                raise DownloadError(f"what {self.url} sent is not a GGUF model file; it was deleted",
-                                    hint="the mirror may answer with a web page: check model_mirror")
+                raise DownloadError(
+                    Text(QT_TRANSLATE_NOOP("Core", "what {url} sent is not a GGUF model file; it was deleted"),
+                         url=self.url),
+                    hint=Text(QT_TRANSLATE_NOOP("Core", "this source may answer with a web page: check the download"
+                                                        " source's base URL (Models › Download from)")))
         os.replace(self.part, self.target)
         _record_path(self.target).unlink(missing_ok=True)
         return actual

@@ -1,48 +1,77 @@
-"""Which catalog models suit this machine: what fits in its memory, and what answers at a pace a
-person will wait for.
+"""Which catalog models suit this machine and this person: what fits in its memory, what answers at
+a pace a person will wait for, what speaks their language and can call tools.
 
 On a CPU, writing each token reads the whole model from memory once, so the pace is about memory
 bandwidth divided by the model's size. Bandwidth is not something a program can ask the system
 for; it grows with the cores a desktop has, so we estimate it from them (about 4 GB/s a core, at
-most 16 cores' worth). The estimate is rough on purpose: it sorts models into "fast" and "slow"
-here, it does not promise a figure.
+most 16 cores' worth). The estimate is rough on purpose, and says so with its basis; once a model
+has answered here, its measured speed replaces it (measured.py).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import psutil
 
 from engram.core.models.catalog import CatalogEntry
+from engram.core.texts import QT_TRANSLATE_NOOP, Text
 
 GB = 10**9
 RESERVED_GB = 2.0                 # for the system, the window and the embedding model
+VRAM_RESERVED_GB = 0.5            # the GPU's own buffers
 BANDWIDTH_PER_CORE_GB = 4.0       # memory read per second a core drives while decoding (an estimate)
 BANDWIDTH_CORES = 16
 FAST_TOKENS_PER_SECOND = 8.0      # about reading speed: a reply does not keep the person waiting
+USABLE_TOKENS_PER_SECOND = 3.0    # slower, a reply of a few sentences takes over a minute
+CHINESE_WORDS = ("zh", "chinese", "中文", "汉语", "漢語", "普通话", "简体", "繁體")
 
 
 @dataclass(frozen=True)
 class Machine:
     ram_bytes: int
     cores: int                    # physical cores where known: llama.cpp runs one thread per core
+    vram_bytes: int | None = None  # the GPU's memory, read only when a GPU is used
 
     @classmethod
-    def this(cls) -> "Machine":
+    def this(cls, gpu: bool = False) -> "Machine":
         cores = psutil.cpu_count(logical=False) or os.cpu_count() or 1
-        return cls(psutil.virtual_memory().total, cores)
+        return cls(psutil.virtual_memory().total, cores, _vram() if gpu else None)
 
-    def describe(self) -> str:
-        return f"{self.ram_bytes / 2**30:.0f} GiB of memory, {self.cores} CPU core{'s' if self.cores != 1 else ''}"
+    def describe(self) -> Text:
+        text = Text(QT_TRANSLATE_NOOP("Core", "{memory} GiB of memory, {cores} CPU cores"),
+                    memory=f"{self.ram_bytes / 2**30:.0f}", cores=self.cores)
+        if self.vram_bytes:
+            return Text(QT_TRANSLATE_NOOP("Core", "{machine}, a GPU with {memory} GiB"), machine=text,
+                        memory=f"{self.vram_bytes / 2**30:.0f}")
+        return text
+
+
+def _vram() -> int | None:
+    """The first NVIDIA GPU's memory (nvidia-smi), or None where there is none or it does not answer."""
+    tool = shutil.which("nvidia-smi")
+    if tool is None:
+        return None
+    try:
+        out = subprocess.run([tool, "--query-gpu=memory.total", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=5).stdout
+        return int(out.split()[0]) * 2**20
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
 
 
 @dataclass(frozen=True)
 class Fit:
     fits: bool                    # its memory need is within what the machine can spare
-    tokens_per_second: float      # the estimate (chat models)
+    tokens_per_second: float      # measured here, else the estimate (chat models)
     fast: bool
+    basis: Text                   # how the speed was found, for the person to judge it
+    measured: bool = False
+    speaks: bool = True           # it writes the person's language
     recommended: bool = False
 
     @property
@@ -54,28 +83,54 @@ class Fit:
         return "fits" if self.fast else "fits, slow"
 
 
-def estimate(entry: CatalogEntry, machine: Machine) -> Fit:
-    spare = machine.ram_bytes / GB - RESERVED_GB
+def language_of(window_language: str, reply_language: str = "") -> str:
+    """The person's language as the catalog's ``languages`` write it ("zh", "en"): Chinese when the
+    window speaks it or the reply-language preference asks for it, else the window's."""
+    if any(word in reply_language.lower() for word in CHINESE_WORDS) or window_language.startswith("zh"):
+        return "zh"
+    return window_language.split("_")[0] or "en"
+
+
+def estimate(entry: CatalogEntry, machine: Machine, measured: float | None = None, gpu_layers: int = 0,
+             language: str = "en") -> Fit:
+    on_gpu = gpu_layers != 0 and machine.vram_bytes is not None
+    spare = (machine.vram_bytes / GB - VRAM_RESERVED_GB if on_gpu and gpu_layers < 0 and machine.vram_bytes
+             else machine.ram_bytes / GB - RESERVED_GB)
     fits = entry.ram_gb <= spare
+    speaks = entry.kind != "chat" or language in entry.languages
+    if measured:
+        basis = Text(QT_TRANSLATE_NOOP("Core", "measured over your replies on this computer"))
+        return Fit(fits, round(measured, 1), fits and measured >= FAST_TOKENS_PER_SECOND, basis, True, speaks)
     size_gb = (entry.size or entry.ram_gb * GB) / GB
-    bandwidth = BANDWIDTH_PER_CORE_GB * min(machine.cores, BANDWIDTH_CORES)
-    speed = bandwidth / max(size_gb, 0.01)
-    return Fit(fits, round(speed, 1), fits and (entry.kind == "embedding" or speed >= FAST_TOKENS_PER_SECOND))
+    cores = min(machine.cores, BANDWIDTH_CORES)
+    speed = BANDWIDTH_PER_CORE_GB * cores / max(size_gb, 0.01)
+    basis = Text(QT_TRANSLATE_NOOP("Core", "estimate: {cores} CPU cores × {rate:g} GB/s of memory bandwidth ÷"
+                                           " {size:.1f} GB read for each token"),
+                 cores=cores, rate=BANDWIDTH_PER_CORE_GB, size=size_gb)
+    if on_gpu:
+        basis = Text(QT_TRANSLATE_NOOP("Core", "{basis}; on the GPU it is faster"), basis=basis)
+    return Fit(fits, round(speed, 1), fits and (entry.kind == "embedding" or speed >= FAST_TOKENS_PER_SECOND),
+               basis, False, speaks)
 
 
-def assess(entries: list[CatalogEntry] | tuple[CatalogEntry, ...], machine: Machine) -> dict[str, Fit]:
-    """Each entry's fit, and one chat model recommended: the largest that fits and is fast (one that
-    can call tools first: recall on demand and the file tools need them); on a machine where none is
-    fast, the fastest that fits."""
-    fits = {e.name: estimate(e, machine) for e in entries}
+def assess(entries: Sequence[CatalogEntry], machine: Machine, language: str = "en",
+           measured: Mapping[str, float] | None = None, gpu_layers: int = 0) -> dict[str, Fit]:
+    """Each entry's fit (``measured``: speeds seen here, by file name), and one chat model
+    recommended among those that fit: one that writes the person's language first, then one that
+    answers at a usable pace, then one that can call tools (recall on demand and the file tools need
+    them), then a fast one, the largest of those; where none is fast, the fastest."""
+    measured = measured or {}
+    fits = {e.name: estimate(e, machine, measured.get(e.file_name), gpu_layers, language) for e in entries}
+
+    def rank(entry: CatalogEntry):
+        fit = fits[entry.name]
+        usable = fit.tokens_per_second >= USABLE_TOKENS_PER_SECOND
+        return (fit.speaks, usable, entry.tools, fit.fast,
+                entry.parameters_b if fit.fast else fit.tokens_per_second)
+
     chat = [e for e in entries if e.kind == "chat" and fits[e.name].fits]
-    fast = [e for e in chat if fits[e.name].fast]
-    if fast:
-        best = max(fast, key=lambda e: (e.tools, e.parameters_b))
-    elif chat:
-        best = max(chat, key=lambda e: fits[e.name].tokens_per_second)
-    else:
+    if not chat:
         return fits
-    fit = fits[best.name]
-    fits[best.name] = Fit(fit.fits, fit.tokens_per_second, fit.fast, recommended=True)
+    best = max(chat, key=rank)
+    fits[best.name] = replace(fits[best.name], recommended=True)
     return fits

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engram.core import paths
+from engram.core.models import measured, sources
 from engram.core.models.downloads import Progress, discard_partial, fetch, partial_size
 from engram.core.errors import InvalidInput
 from engram.core.models.gguf import check_model_file
@@ -26,6 +27,19 @@ if TYPE_CHECKING:   # models sit below the settings' composition: they read what
     from engram.core.settings import Settings
 
 SETTING_OF_KIND = {"chat": "chat_model", "embedding": "embedding_model"}
+
+
+def config_folder(settings: Settings) -> Path:
+    """Where what was measured is kept: beside the settings (the models folder holds only models)."""
+    return Path(settings.path).parent if settings.path else paths.config_dir()
+
+
+def note_reply(settings: Settings, tokens: int, tokens_per_second: float) -> None:
+    """A reply of the chat model in use came at this speed: the catalog tells it from now on."""
+    from engram.core.models.demo import FILE_NAME
+
+    model = Path(settings.chat_model).name if settings.chat_model else FILE_NAME
+    measured.note_reply(config_folder(settings), model, tokens, tokens_per_second)
 
 
 @dataclass(frozen=True)
@@ -40,26 +54,47 @@ class ModelStatus:
     def to_json(self) -> dict:
         return {**self.entry.to_json(), "path": str(self.path), "installed": self.installed,
                 "partial_bytes": self.partial, "in_use": self.in_use, "fit": self.fit.label,
-                "tokens_per_second_estimate": self.fit.tokens_per_second}
+                "tokens_per_second_estimate": self.fit.tokens_per_second, "tokens_per_second_measured": self.fit.measured,
+                "tokens_per_second_basis": str(self.fit.basis), "speaks_language": self.fit.speaks}
 
 
 class ModelLibrary:
     def __init__(self, settings: Settings, catalog: Catalog | None = None, machine: Machine | None = None,
-                 models_dir: Path | None = None):
+                 models_dir: Path | None = None, language: str = "en"):
         self.settings = settings
         self.catalog = catalog or load_catalog(settings.model_catalog)
-        self.machine = machine or Machine.this()
+        self.machine = machine or Machine.this(gpu=settings.chat_gpu_layers != 0)
         self.folder = paths.models_dir(models_dir)
+        self.language = language          # the person's, as fit.language_of gives it: what is recommended
+
+    @property
+    def source(self) -> str:
+        """Where downloads come from now (sources.SOURCES)."""
+        return sources.chosen(self.settings.model_source, self.settings.model_mirror)
 
     @property
     def mirror(self) -> str:
-        return self.settings.model_mirror or self.catalog.mirror
+        """The base URL of the source in use."""
+        return sources.base(self.source, self.catalog, self.settings.model_mirror)
+
+    def url(self, entry: CatalogEntry) -> str:
+        """Where the entry downloads from the source in use; InvalidInput when that source lacks it."""
+        return sources.url(entry, self.source, self.catalog, self.settings.model_mirror)
+
+    def measurements(self) -> measured.Measured:
+        """What this machine has shown: speeds of models used here, the last download rate."""
+        return measured.read(self.config_folder)
+
+    @property
+    def config_folder(self) -> Path:
+        return config_folder(self.settings)
 
     def path(self, entry: CatalogEntry) -> Path:
         return paths.RESOURCES_DIR / entry.bundled if entry.bundled else self.folder / entry.file_name
 
     def statuses(self) -> list[ModelStatus]:
-        fits = assess(self.catalog.entries, self.machine)
+        fits = assess(self.catalog.entries, self.machine, self.language, self.measurements().tokens_per_second,
+                      self.settings.chat_gpu_layers)
         return [self._status(entry, fits[entry.name]) for entry in self.catalog.entries]
 
     def status(self, name: str) -> ModelStatus:
@@ -87,8 +122,19 @@ class ModelLibrary:
                                + ("" if target.is_file() else f"; this build lacks its file {target}"))
         if target.is_file():
             return target
-        fetch(entry.source_url(self.mirror), target, sha256=entry.sha256, size=entry.size,
-              allow_unverified=allow_unverified, stop=stop, on_progress=on_progress, client=client)
+        url = self.url(entry)
+        last = [0.0]
+
+        def progressed(progress: Progress) -> None:
+            last[0] = progress.speed or last[0]
+            if on_progress is not None:
+                on_progress(progress)
+
+        try:
+            fetch(url, target, sha256=entry.sha256, size=entry.size, allow_unverified=allow_unverified, stop=stop,
+                  on_progress=progressed, client=client)
+        finally:
+            measured.note_download(self.config_folder, last[0])     # the next download's time is told at this rate
         return target
 
     def setting_for(self, name: str) -> tuple[str, str]:
