@@ -98,7 +98,6 @@ class Database:
             mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode.lower() != "wal":
                 raise DataDirError(f"SQLite could not switch {self.path} to WAL mode (got {mode})")
-        self.conn.execute("PRAGMA foreign_keys=ON")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         # Up to 64 MB of pages (default 2 MB): a search at a million memories touches scattered
         # rows of memories and the word index; from the page cache each costs half.
@@ -107,6 +106,16 @@ class Database:
         self.conn.execute("PRAGMA secure_delete=ON")
 
     def _migrate(self) -> None:
+        """Apply what is pending. Foreign keys are off meanwhile (SQLite ignores the pragma inside
+        a transaction): a migration that rebuilds a table drops the old one, which with them on
+        would cascade to every row that refers to it. Rebuilds keep every id, so nothing dangles."""
+        self.conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            self._apply_migrations()
+        finally:
+            self.conn.execute("PRAGMA foreign_keys=ON")
+
+    def _apply_migrations(self) -> None:
         with self.transaction():
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
