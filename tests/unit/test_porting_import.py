@@ -198,6 +198,23 @@ def test_stopping_keeps_what_was_imported_and_a_second_run_adds_the_rest(make_en
     assert len(rest.imported) + len(report.imported) == 3 and rest.already == len(report.imported)
 
 
+def test_a_run_after_a_crash_takes_up_the_archiving_the_first_left(make_engram, tmp_path):
+    """The first run stored every conversation and was killed before archiving them: the second
+    finds them imported before, and archives them all the same (issue 33, defect 10)."""
+    engram = make_engram()
+    path = write_chatgpt_zip(tmp_path / "e.zip", three_conversations())
+    importer.import_file(engram, "chatgpt", path, "alice")
+    again = importer.import_file(engram, "chatgpt", path, "alice")
+    assert again.already == 3 and not again.imported and again.left_before == 3 and len(again.archive_jobs) == 3
+    assert "3 conversation(s) stored before were not yet archived" in " ".join(again.lines())
+    engram.outbox.start()
+    try:
+        assert importer.wait_archived(engram, again, poll=0.02)
+    finally:
+        engram.outbox.stop()
+    assert engram.store.count(Scope(user="alice")) == 7 and archive_jobs(engram) == 3
+
+
 def test_wait_archived_follows_the_outbox_thread(make_engram, tmp_path):
     engram = make_engram()
     report = importer.import_file(engram, "chatgpt", write_chatgpt_zip(tmp_path / "e.zip", three_conversations()),

@@ -150,8 +150,12 @@ def _outbox(ctx: dict) -> Check:
     detail = f"{health.pending} pending ({health.retrying} retrying), {health.failed} failed"
     if health.errors:
         detail += f"; last error: {health.errors[0].kind}: {health.errors[0].last_error}"
-    return Check("background work", health.ok, detail,
-                 "" if health.ok else "fix the cause above, then run `engram outbox retry`")
+    if not health.ok:
+        return Check("background work", False, detail, "fix the cause above, then run `engram outbox retry`")
+    if health.pending:      # e.g. an import's archiving cut short: its messages are not searchable yet
+        return Check("background work", False, detail + "; waiting for Engram to run it",
+                     "open the window, or run `engram outbox retry` to do it now", required=False)
+    return Check("background work", True, detail)
 
 
 def _vector_graph(ctx: dict) -> Check | None:

@@ -45,7 +45,8 @@ class ImportReport:
     already: int = 0            # conversations imported before: left alone
     empty: int = 0              # conversations without a message to keep
     damaged: list[Damaged] = field(default_factory=list)
-    archive_jobs: list[int] = field(default_factory=list)
+    archive_jobs: list[int] = field(default_factory=list)   # this import's, and those left from before
+    left_before: int = 0        # archive jobs found pending (an import stopped by a crash): taken up too
     archived: bool = False      # every imported conversation is in memory (searchable)
     stopped: bool = False       # stopped before the end (by the person, or a full disk); what came in stays
 
@@ -60,6 +61,9 @@ class ImportReport:
             out.append(f"{self.already} conversation(s) were imported before: left as they are")
         if self.empty:
             out.append(f"{self.empty} conversation(s) had no message to keep (only images, tools or nothing)")
+        if self.left_before:
+            out.append(f"{self.left_before} conversation(s) stored before were not yet archived into memory:"
+                       " archived with these")
         if self.stopped:
             out.append("stopped before the end: import the same file again to add the rest")
         for damaged in self.damaged:
@@ -99,8 +103,20 @@ def import_file(engram, source: str, path: Path, user: str, *, progress: Callabl
             moved(*position)
     finally:
         items.close()
+    _take_up_left_before(engram, report)
     engram.outbox.wake()
     return report
+
+
+def _take_up_left_before(engram, report: ImportReport) -> None:
+    """An import killed after storing its conversations left their archiving pending: a second run
+    finds them imported before, and must archive them all the same (else they stay unsearchable
+    until the window opens). Their jobs join this run's, to be waited for and counted."""
+    ours = set(report.archive_jobs)
+    left = [job for (job,) in engram.db.query("SELECT id FROM outbox WHERE kind = ? AND state = 'pending'"
+                                              " ORDER BY id", (ARCHIVE_JOB,)) if job not in ours]
+    report.archive_jobs += left
+    report.left_before = len(left)
 
 
 def store(engram, conversation: Conversation, user: str, report: ImportReport) -> bool:
