@@ -250,6 +250,45 @@ def test_claude_export(make_engram, tmp_path):
     assert imported(engram, "claude", tmp_path / "claude.zip").already == 2
 
 
+def test_a_retried_claude_reply_is_left_out_as_chatgpts_branches_are(make_engram, tmp_path):
+    """Claude lists a retried reply beside the one it replaced, both children of the same message:
+    only the branch ending at current_leaf_message_uuid is what the person kept."""
+    engram = make_engram()
+    chat = claude_conversation("u-1", "Retried", [("human", "Name a bird"), ("assistant", "FIRST TRY: a crow"),
+                                                  ("assistant", "A kingfisher"), ("human", "Thanks")])
+    messages = chat["chat_messages"]
+    messages[2]["parent_message_uuid"] = messages[0]["uuid"]     # the retry replaces the first reply
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([chat]))
+    imported(engram, "claude", path)
+    (session,) = engram.sessions.list("alice")
+    assert [m.content for m in engram.sessions.messages(session.id)] == ["Name a bird", "A kingfisher", "Thanks"]
+
+
+@pytest.mark.parametrize("source, other, given", [("claude", "chatgpt", "ChatGPT"), ("chatgpt", "claude", "Claude")])
+def test_another_vendors_export_is_named_in_one_line_with_the_command_to_use(make_engram, tmp_path, source, other,
+                                                                            given):
+    engram = make_engram()
+    if other == "chatgpt":
+        path = write_chatgpt_zip(tmp_path / "export.zip", three_conversations())
+    else:
+        path = tmp_path / "conversations.json"
+        path.write_text(json.dumps([claude_conversation("u-1", "Moving", [("human", "Hello")])]))
+    with pytest.raises(InvalidInput, match=f"this is a {given} export") as refused:
+        importer.import_file(engram, source, path, "alice")
+    assert f"engram import {other} PATH" in refused.value.hint
+    assert engram.sessions.list("alice") == []
+
+
+@pytest.mark.parametrize("source", ["chatgpt", "claude"])
+def test_an_empty_file_is_said_to_be_empty(make_engram, tmp_path, source):
+    engram = make_engram()
+    path = tmp_path / "conversations.json"
+    path.write_bytes(b"")
+    with pytest.raises(InvalidInput, match="the file is empty"):
+        importer.import_file(engram, source, path, "alice")
+
+
 def test_markdown_folder(make_engram, tmp_path):
     engram = make_engram()
     folder = tmp_path / "notes"
