@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from urllib.parse import urlsplit
 
 from engram.core import paths
 from engram.core.app import check_writable, embedding_model_path, open_data
-from engram.core.storage.database import DAMAGED_HINT, Database, versions
+from engram.core.storage.database import DAMAGED_HINT, Database, disk_full, versions
 from engram.core.storage.postgres import redacted
 from engram.core.models.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
@@ -42,9 +43,13 @@ def _data_dir(ctx: dict) -> Check:
     folder = paths.data_dir(ctx["data_dir"] or ctx["settings"].data_dir or None)
     try:
         check_writable(folder)
-        return Check("data folder", True, f"{folder} (writable)")
     except EngramError as e:
         return Check("data folder", False, e.message, e.hint)
+    if disk_full(folder):
+        return Check("data folder", False, f"{folder}: the disk is full ({shutil.disk_usage(folder).free:,} bytes"
+                     " free): what is stored can be read, nothing new can be stored",
+                     "free some space on that disk")
+    return Check("data folder", True, f"{folder} (writable)")
 
 
 def _database(ctx: dict) -> Check:

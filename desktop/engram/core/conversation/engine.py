@@ -19,7 +19,7 @@ from engram.core.conversation.archive import ARCHIVE_JOB, forget_message
 from engram.core.models.chat_model import ChatModel, Generation
 from engram.core.conversation.context import RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section, TurnContext, fit
 from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
-from engram.core.errors import InvalidInput, ModelError
+from engram.core.errors import DiskFull, InvalidInput, ModelError
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
@@ -150,10 +150,20 @@ class TurnEngine:
                             tokens=self._tokens(sections, user_tokens, budget, generations, cut),
                             timings=self._timings(sections, turn, generations, started, context_ms, first_token[0]),
                             tool_calls=tool_calls, recall=turn.recall)
+        try:
+            reply = self._store_reply(session, shown.text.strip(), status, replaced, record)
+        except DiskFull as e:    # the person's message was stored before the model was asked
+            raise DiskFull(e.where, "your message was kept; the reply was not stored") from e
+        self.outbox.wake()
+        return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
+
+    def _store_reply(self, session: Session, text: str, status: str, replaced: list[Message],
+                     record: TurnRecord) -> Message:
+        """Store the reply with its turn record and background jobs, in place of ``replaced``."""
+        session_id = session.id
         with self.sessions.db.transaction() as conn:
-            reply = self.sessions.add_message(session_id, "assistant", shown.text.strip(), status, conn=conn)
-            # Only now do the replaced replies go: SQLite gives a new row the largest id plus one,
-            # and the old reply's id must not come back (its archive job and memory name it).
+            reply = self.sessions.add_message(session_id, "assistant", text, status, conn=conn)
+            # Only now do the replaced replies go: a reply that fails to be stored loses none.
             self.sessions.delete_messages(session_id, [m.id for m in replaced], conn)
             for old in replaced:
                 forget_message(self.store, session.user, old)
@@ -166,8 +176,7 @@ class TurnEngine:
             if self.options.distill:
                 for due in sessions_to_distill(self.sessions.db, session):
                     self.outbox.enqueue(DISTILL_JOB, {"session_id": due}, conn, unique=True)
-        self.outbox.wake()
-        return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation)
+        return reply
 
     def _context(self, turn: TurnContext) -> tuple[list[Section], list[Tool]]:
         sections = [Section("system", [{"role": "system",

@@ -6,6 +6,7 @@ SQLite (with FTS5 and the trigram tokenizer) and can always load sqlite-vec.
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ from typing import Any
 import apsw
 import sqlite_vec
 
-from engram.core.errors import DatabaseError, DataDirError
+from engram.core.errors import DatabaseError, DataDirError, DiskFull
 from engram.core.storage.changes import ChangeFeed, DataVersionWatch
 from engram.core.storage.migrations import MIGRATIONS, owner_token, pending
 from engram.core.memory.search.words.tokens import index_terms
@@ -24,6 +25,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 # How long a write waits for another process's write to finish (a large import or re-index in
 # another Engram holds it for seconds; the window never waits on the database itself).
 BUSY_TIMEOUT_MS = 15_000
+FULL_BELOW_BYTES = 1 << 20     # a disk with less free is full: a turn or an import needs more
 DAMAGED_HINT = ("save what still reads (engram sessions export, engram memory list --json), then move the"
                 " file away: Engram starts a new one")
 
@@ -38,6 +40,14 @@ def _check_file(path: Path) -> None:
                 f"{path} is not an Engram database (not a SQLite file); it was left untouched.",
                 hint="point --data-dir / ENGRAM_DATA_DIR at another folder, or move that file away",
             )
+
+
+def disk_full(folder: Path) -> bool:
+    """Whether the disk holding ``folder`` has no room left for even a small change."""
+    try:
+        return shutil.disk_usage(folder).free < FULL_BELOW_BYTES
+    except OSError:
+        return False
 
 
 class Database:
@@ -65,14 +75,14 @@ class Database:
         self._reader_lock = threading.Lock()
         self._changes = ChangeFeed()
         self._watch = DataVersionWatch(lambda: self.change_stamp()[1], self._changes)
+        self.full = False     # opened to read only, the disk being full (see _open_to_read)
         try:
-            self.conn = self._connect()
-            # Word indexes are filled (by migrations, and per user in core/memory/search/words/index.py) with the
-            # same code that indexes each new memory.
-            self.conn.create_scalar_function("engram_index_text", index_terms, 1, deterministic=True)
-            self.conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
-            self._configure()
-            self._migrate()
+            try:
+                self.conn = self._connect()
+                self._configure()
+                self._migrate()
+            except (apsw.IOError, apsw.FullError, DiskFull) as e:
+                self._open_to_read(e)
         except apsw.ExtensionLoadingError as e:
             raise DatabaseError(f"SQLite could not load the sqlite-vec extension: {e}",
                                 hint="reinstall Engram (the sqlite-vec package provides vec0)") from e
@@ -86,12 +96,43 @@ class Database:
                                hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
 
     def _connect(self) -> apsw.Connection:
-        conn = apsw.Connection(str(self.path or ":memory:"))
+        if self.full and self.path is not None:
+            conn = apsw.Connection(self.path.as_uri() + "?immutable=1",
+                                   flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+        else:
+            conn = apsw.Connection(str(self.path or ":memory:"))
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
+        # Word indexes are filled (by migrations, and per user in core/memory/search/words/index.py) with the
+        # same code that indexes each new memory.
+        conn.create_scalar_function("engram_index_text", index_terms, 1, deterministic=True)
+        conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
         return conn
+
+    @property
+    def _folder(self) -> Path | str:
+        """Where the data is, as errors name it."""
+        return self.path.parent if self.path is not None else "memory"
+
+    def _open_to_read(self, error: Exception) -> None:
+        """On a full disk SQLite may not even make the files WAL keeps beside the database. With
+        none holding changes, what is stored is read from the file alone (immutable: nothing can
+        change it, as nothing can be written), and every change is refused as the disk being full."""
+        wal = Path(f"{self.path}-wal")
+        if self.path is None or not disk_full(self.path.parent) or (wal.exists() and wal.stat().st_size > 0):
+            if isinstance(error, DataDirError):
+                raise error
+            raise DataDirError(f"cannot open {self.path}: {error}",
+                               hint="check the disk holding the data folder (`engram doctor`)") from error
+        if getattr(self, "conn", None) is not None:
+            self.conn.close()
+        self.full = True
+        self.conn = self._connect()
+        done = {v for (v,) in self.conn.execute("SELECT version FROM schema_migrations")}
+        if pending(MIGRATIONS, done, hint="update Engram, or open another data folder"):
+            raise DiskFull(self.path.parent, "this Engram cannot upgrade the database until there is room")
 
     def _configure(self) -> None:
         if self.path is not None:
@@ -138,8 +179,8 @@ class Database:
         Inner ones are savepoints in it."""
         with self._full_disk_said(), self._lock, self._busy_said():
             outermost = not self.conn.in_transaction
-            if outermost:
-                self.conn.execute("BEGIN IMMEDIATE")
+            if outermost:   # on a full disk, reads in a transaction go on (its first write fails)
+                self.conn.execute("BEGIN" if self.full else "BEGIN IMMEDIATE")
             outer, self._holder = self._holder, threading.get_ident()
             try:
                 with self.conn:
@@ -173,6 +214,10 @@ class Database:
         disk as its context."""
         try:
             yield
+        except apsw.ReadOnlyError as e:
+            if not self.full:
+                raise
+            raise DiskFull(self._folder) from e
         except apsw.Error as e:
             cause: BaseException | None = e
             while cause is not None and not isinstance(cause, (apsw.FullError, DataDirError)):
@@ -181,9 +226,7 @@ class Database:
                 raise cause from None   # said already, by a transaction inside this one
             if cause is None:
                 raise
-            where = self.path.parent if self.path is not None else "memory"
-            raise DataDirError(f"the disk holding {where} is full: nothing was changed",
-                               hint="free some space on that disk, then try again") from cause
+            raise DiskFull(self._folder) from cause
 
     @contextmanager
     def snapshot(self) -> Iterator[apsw.Connection]:
