@@ -101,9 +101,11 @@ def _integrity(ctx: dict) -> Check:
     except EngramError as e:
         problems = [e.message]
     if not problems:
+        ctx["db"].mark_healthy()
         return Check("database integrity", True, "every page reads back (SQLite quick_check)")
-    return Check("database integrity", False, "the database file is damaged: " + "; ".join(problems),
-                 DAMAGED_HINT)
+    ctx["db"].mark_damaged("; ".join(problems))      # from now on Engram only reads it
+    return Check("database integrity", False, "the database file is damaged: " + "; ".join(problems)
+                 + "; Engram only reads it from now on", DAMAGED_HINT)
 
 
 def _tokenizer(_: dict) -> Check:

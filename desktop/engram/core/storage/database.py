@@ -6,6 +6,8 @@ SQLite (with FTS5 and the trigram tokenizer) and can always load sqlite-vec.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -17,6 +19,7 @@ import apsw
 import sqlite_vec
 
 from engram.core.errors import DatabaseError, DataDirError, DiskFull
+from engram.core.storage.atomic import write_text_atomic
 from engram.core.storage.changes import ChangeFeed, DataVersionWatch
 from engram.core.storage.migrations import MIGRATIONS, owner_token, pending
 from engram.core.memory.search.words.tokens import index_terms
@@ -25,6 +28,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 # How long a write waits for another process's write to finish (a large import or re-index in
 # another Engram holds it for seconds; the window never waits on the database itself).
 BUSY_TIMEOUT_MS = 15_000
+DAMAGE_NOTE = "-damaged"      # beside the file: why it is known to be damaged (Database.mark_damaged)
 FULL_BELOW_BYTES = 1 << 20     # a disk with less free is full: a turn or an import needs more
 DAMAGED_HINT = ("save what still reads (engram sessions export, engram memory list --json), then move the"
                 " file away: Engram starts a new one")
@@ -76,11 +80,15 @@ class Database:
         self._changes = ChangeFeed()
         self._watch = DataVersionWatch(lambda: self.change_stamp()[1], self._changes)
         self.full = False     # opened to read only, the disk being full (see _open_to_read)
+        self.damaged = self._known_damage()    # what made this file known to be damaged ("": nothing)
         try:
             try:
                 self.conn = self._connect()
                 self._configure()
-                self._migrate()
+                if self.damaged:
+                    self.conn.execute("PRAGMA query_only=ON")
+                else:
+                    self._migrate()
             except (apsw.IOError, apsw.FullError, DiskFull) as e:
                 self._open_to_read(e)
         except apsw.ExtensionLoadingError as e:
@@ -110,6 +118,49 @@ class Database:
         conn.create_scalar_function("engram_index_text", index_terms, 1, deterministic=True)
         conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
         return conn
+
+    def _known_damage(self) -> str:
+        """Why this file was found damaged (mark_damaged), if it was; a note left of a file since
+        moved away (its inode differs) is removed."""
+        if self.path is None or not (note := self._damage_note(self.path)).exists():
+            return ""
+        with contextlib.suppress(OSError, ValueError, AttributeError):   # unreadable: as if none
+            found = json.loads(note.read_text(encoding="utf-8"))
+            if self.path.exists() and found.get("inode") == self.path.stat().st_ino:
+                return str(found.get("findings") or "damaged")
+        with contextlib.suppress(OSError):
+            note.unlink()
+        return ""
+
+    @staticmethod
+    def _damage_note(path: Path) -> Path:
+        return Path(f"{path}{DAMAGE_NOTE}")
+
+    def mark_damaged(self, findings: str) -> None:
+        """Remember that this file is damaged (doctor's check, or a read that failed): from now on
+        this and every Engram opening it only read, as a write may spread the damage, and what
+        still reads can be saved (DAMAGED_HINT). The note goes when the file is moved away."""
+        self.damaged = findings
+        self.conn.execute("PRAGMA query_only=ON")
+        if self.path is None:
+            return
+        with contextlib.suppress(OSError):      # a disk too damaged or full: known to this process only
+            write_text_atomic(self._damage_note(self.path),
+                              json.dumps({"inode": self.path.stat().st_ino, "findings": findings}))
+
+    def mark_healthy(self) -> None:
+        """The file passed doctor's check: it may be written again."""
+        if self.damaged and self.path is not None:
+            self._damage_note(self.path).unlink(missing_ok=True)
+            self.damaged = ""
+            self.conn.execute("PRAGMA query_only=OFF")
+
+    def _refusal(self) -> DatabaseError | DiskFull:
+        """Why a change is refused by a database opened to read only."""
+        if self.damaged:
+            return DatabaseError(f"{self.path} is damaged (`engram doctor` says how): Engram only reads it, so"
+                                 " that writing does not spread the damage; nothing was changed", hint=DAMAGED_HINT)
+        return DiskFull(self._folder)
 
     @property
     def _folder(self) -> Path | str:
@@ -177,10 +228,10 @@ class Database:
         process waits its turn for up to the busy timeout: a transaction that starts by reading
         and only later writes could not wait (SQLite refuses at once, to avoid a deadlock).
         Inner ones are savepoints in it."""
-        with self._full_disk_said(), self._lock, self._busy_said():
+        with self._errors_said(), self._lock, self._busy_said():
             outermost = not self.conn.in_transaction
-            if outermost:   # on a full disk, reads in a transaction go on (its first write fails)
-                self.conn.execute("BEGIN" if self.full else "BEGIN IMMEDIATE")
+            if outermost:   # opened to read only, reads in a transaction go on (its first write fails)
+                self.conn.execute("BEGIN" if self.full or self.damaged else "BEGIN IMMEDIATE")
             outer, self._holder = self._holder, threading.get_ident()
             try:
                 with self.conn:
@@ -207,17 +258,21 @@ class Database:
                 hint="try again; if this persists, close the other Engram windows or commands") from e
 
     @contextmanager
-    def _full_disk_said(self) -> Iterator[None]:
+    def _errors_said(self) -> Iterator[None]:
         """SQLite's "database or disk is full" as a DataDirError that says where and what to do.
         The change is rolled back, so what was stored before stays as it was. SQLite may roll the
         whole transaction back itself; the savepoint's own rollback then fails, with the full
-        disk as its context."""
+        disk as its context. A change to a database opened to read only says why it is refused;
+        a damaged page met says so, and the file is marked damaged."""
         try:
             yield
         except apsw.ReadOnlyError as e:
-            if not self.full:
+            if not (self.full or self.damaged):
                 raise
-            raise DiskFull(self._folder) from e
+            raise self._refusal() from e
+        except (apsw.CorruptError, apsw.NotADBError) as e:
+            self.mark_damaged(str(e))
+            raise DatabaseError(f"{self.path} is damaged: {e}", hint=DAMAGED_HINT) from e
         except apsw.Error as e:
             cause: BaseException | None = e
             while cause is not None and not isinstance(cause, (apsw.FullError, DataDirError)):
@@ -254,11 +309,11 @@ class Database:
         return self._holder == threading.get_ident()
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
-        with self._full_disk_said(), self._lock, self._busy_said():
+        with self._errors_said(), self._lock, self._busy_said():
             return self.conn.execute(sql, params)
 
     def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:
-        with self._lock:
+        with self._errors_said(), self._lock:
             return self.conn.execute(sql, params).fetchall()
 
     def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
