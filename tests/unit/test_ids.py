@@ -77,3 +77,30 @@ def test_upgrading_keeps_every_id_and_gives_none_out_again(tmp_path, monkeypatch
     assert store.db.query_one("PRAGMA foreign_keys")[0] == 1
     assert store.db.query("PRAGMA foreign_key_check") == []
     assert store.db.query_one("PRAGMA integrity_check")[0] == "ok"
+
+
+def test_a_server_moved_to_by_the_release_before_gives_no_named_id_again(postgres_url, monkeypatch):
+    """That release set the sequences just past the ids it copied: #3, forgotten before the move
+    (its history says so), was given to a new memory on the server. The upgrade moves the
+    sequences past every id a row names and the old "delete" away from #3."""
+    from engram.core.storage import open_database, postgres
+
+    monkeypatch.setattr(postgres, "MIGRATIONS", [m for m in postgres.MIGRATIONS if m.version < 11])
+    old = MemoryStore(open_database(postgres_url), FakeEmbedder())
+    ids = [old.add(text, ANN).id for text in ("one", "two")]
+    old.db.execute("INSERT INTO memory_history(memory_id, \"user\", action, actor, at)"
+                   " VALUES (3, 'ann', 'delete', 'user', 'then'), (9, 'ann', 'delete', 'user', 'then')")
+    old.db.execute("INSERT INTO memories(id, \"user\", session, kind, text, created_at, updated_at, content_hash)"
+                   " VALUES (3, 'ann', 's1', 'fact', 'green tea', 'now', 'now', 'h3')")
+    old.db.execute("INSERT INTO memory_history(memory_id, \"user\", action, actor, new_text, at)"
+                   " VALUES (3, 'ann', 'add', 'user', 'green tea', 'now')")
+    old.db.execute("SELECT setval(pg_get_serial_sequence('memories', 'id'), 3)")
+    old.db.close()
+    monkeypatch.undo()
+    store = MemoryStore(open_database(postgres_url), FakeEmbedder())
+    try:
+        assert [c.action for c in store.history(3)] == ["add"]
+        assert store.add("three", ANN).id > 10 > 9 > max(ids)
+        assert store.db.query_one("SELECT count(*) FROM memory_history WHERE action = 'delete'")[0] == 2
+    finally:
+        store.db.close()
