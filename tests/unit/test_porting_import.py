@@ -206,7 +206,7 @@ def test_a_run_after_a_crash_takes_up_the_archiving_the_first_left(make_engram, 
     importer.import_file(engram, "chatgpt", path, "alice")
     again = importer.import_file(engram, "chatgpt", path, "alice")
     assert again.already == 3 and not again.imported and again.left_before == 3 and len(again.archive_jobs) == 3
-    assert "3 conversation(s) stored before were not yet archived" in " ".join(again.lines())
+    assert "3 archiving job(s) left waiting before" in " ".join(again.lines())
     engram.outbox.start()
     try:
         assert importer.wait_archived(engram, again, poll=0.02)

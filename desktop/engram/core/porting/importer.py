@@ -62,8 +62,8 @@ class ImportReport:
         if self.empty:
             out.append(f"{self.empty} conversation(s) had no message to keep (only images, tools or nothing)")
         if self.left_before:
-            out.append(f"{self.left_before} conversation(s) stored before were not yet archived into memory:"
-                       " archived with these")
+            out.append(f"{self.left_before} archiving job(s) left waiting before (an import or Engram stopped"
+                       " early): they run with these")
         if self.stopped:
             out.append("stopped before the end: import the same file again to add the rest")
         for damaged in self.damaged:
