@@ -61,3 +61,26 @@ def test_once_damage_is_known_the_file_is_only_read_until_it_is_moved_away(tmp_p
     fresh = MemoryStore(Database(path), None)
     assert fresh.add("a new start", Scope(user="u")).text == "a new start"
     fresh.db.close()
+
+
+def test_a_file_whose_list_of_tables_is_damaged_still_gives_what_reads(tmp_path):
+    """One table's definition is damaged (flipped bits in the schema): the file is opened to read
+    the other tables, so that `engram memory list --json` can save them, and doctor says what is
+    wrong with each part instead of stopping."""
+    data = tmp_path / "data"
+    path = data / paths.DATABASE_FILE
+    db = Database(path)
+    MemoryStore(db, None).add("I like green tea", Scope(user="u"))
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    damaged = path.read_bytes().replace(b"'pending' CHECK (state IN", b"'pending' GHECK (state IN", 1)
+    assert damaged != path.read_bytes()
+    path.write_bytes(damaged)
+
+    store = MemoryStore(Database(path), None)
+    assert [m.text for m in store.list(Scope(user="u"))] == ["I like green tea"]
+    with pytest.raises(DatabaseError, match="damaged"):
+        store.add("my cat is Tom", Scope(user="u"))
+    store.db.close()
+    checks = {c.name: c for c in run_checks(str(data), str(tmp_path / "config"))}
+    assert checks["database"].ok and not checks["outbox"].ok and "damaged" in checks["outbox"].detail

@@ -215,7 +215,11 @@ def run_checks(data_dir: str | None = None, config_dir: str | None = None,
     if ctx["settings"].problem:
         results.append(Check("settings", True, ctx["settings"].problem, required=False))
     for check in CHECKS:
-        if (result := check(ctx)) is not None:
+        try:
+            result = check(ctx)
+        except EngramError as e:    # a part too damaged to check: said, and the others go on
+            result = Check(check.__name__.strip("_").replace("_", " "), False, e.message, e.hint)
+        if result is not None:
             results.append(result)
     if "db" in ctx:
         ctx["db"].close()

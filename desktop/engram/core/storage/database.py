@@ -85,12 +85,14 @@ class Database:
             try:
                 self.conn = self._connect()
                 self._configure()
-                if self.damaged:
-                    self.conn.execute("PRAGMA query_only=ON")
-                else:
+                if not self.damaged:
                     self._migrate()
             except (apsw.IOError, apsw.FullError, DiskFull) as e:
                 self._open_to_read(e)
+            except apsw.CorruptError as e:
+                if self.damaged or self.path is None:
+                    raise
+                self._open_damaged(str(e))
         except apsw.ExtensionLoadingError as e:
             raise DatabaseError(f"SQLite could not load the sqlite-vec extension: {e}",
                                 hint="reinstall Engram (the sqlite-vec package provides vec0)") from e
@@ -109,6 +111,9 @@ class Database:
                                    flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
         else:
             conn = apsw.Connection(str(self.path or ":memory:"))
+        if self.damaged:    # only read; tables whose own definition is damaged are left out
+            conn.execute("PRAGMA writable_schema=ON")
+            conn.execute("PRAGMA query_only=ON")
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
@@ -161,6 +166,15 @@ class Database:
             return DatabaseError(f"{self.path} is damaged (`engram doctor` says how): Engram only reads it, so"
                                  " that writing does not spread the damage; nothing was changed", hint=DAMAGED_HINT)
         return DiskFull(self._folder)
+
+    def _open_damaged(self, findings: str) -> None:
+        """A file too damaged to open as it is (its list of tables, say) is opened to read what
+        still reads, so that it can be saved (DAMAGED_HINT), and marked damaged."""
+        with contextlib.suppress(AttributeError):
+            self.conn.close()
+        self.damaged = findings
+        self.conn = self._connect()
+        self.mark_damaged(findings)
 
     @property
     def _folder(self) -> Path | str:
@@ -274,6 +288,9 @@ class Database:
             self.mark_damaged(str(e))
             raise DatabaseError(f"{self.path} is damaged: {e}", hint=DAMAGED_HINT) from e
         except apsw.Error as e:
+            if self.damaged and isinstance(e, apsw.SQLError):    # a table left out (_open_damaged)
+                raise DatabaseError(f"{self.path} is damaged, this part beyond reading: {e}",
+                                    hint=DAMAGED_HINT) from e
             cause: BaseException | None = e
             while cause is not None and not isinstance(cause, (apsw.FullError, DataDirError)):
                 cause = cause.__context__
