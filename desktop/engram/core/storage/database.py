@@ -170,11 +170,15 @@ class Database:
     def _open_damaged(self, findings: str) -> None:
         """A file too damaged to open as it is (its list of tables, say) is opened to read what
         still reads, so that it can be saved (DAMAGED_HINT), and marked damaged."""
-        with contextlib.suppress(AttributeError):
-            self.conn.close()
+        self._close_connection()
         self.damaged = findings
         self.conn = self._connect()
         self.mark_damaged(findings)
+
+    def _close_connection(self) -> None:
+        """Close the connection opened before (if one was) to open it again another way."""
+        if getattr(self, "conn", None) is not None:
+            self.conn.close()
 
     @property
     def _folder(self) -> Path | str:
@@ -185,14 +189,13 @@ class Database:
         """On a full disk SQLite may not even make the files WAL keeps beside the database. With
         none holding changes, what is stored is read from the file alone (immutable: nothing can
         change it, as nothing can be written), and every change is refused as the disk being full."""
-        wal = Path(f"{self.path}-wal")
+        wal = Path(f"{self.path}-wal")     # changes not yet in the file itself
         if self.path is None or not disk_full(self.path.parent) or (wal.exists() and wal.stat().st_size > 0):
             if isinstance(error, DataDirError):
                 raise error
             raise DataDirError(f"cannot open {self.path}: {error}",
                                hint="check the disk holding the data folder (`engram doctor`)") from error
-        if getattr(self, "conn", None) is not None:
-            self.conn.close()
+        self._close_connection()
         self.full = True
         self.conn = self._connect()
         done = {v for (v,) in self.conn.execute("SELECT version FROM schema_migrations")}
