@@ -1,8 +1,8 @@
-"""Imports killed, by hand: python tests/bench/import_kill_bench.py [--conversations 625] [--turns 8] [--kills 3]
+"""Imports killed, by hand: python tests/bench/import_kill_bench.py [--conversations 625] [--turns 8] [--kills 3] [--at S ...]
 
 For each of ``--kills`` fresh data folders: ``engram import chatgpt`` of a 5,000-message export
-(import_bench.write_export) is killed with SIGKILL at a random moment (while storing or while
-archiving), ``engram doctor`` is run, then the same import again to its end. Prints when each was
+(import_bench.write_export) is killed with SIGKILL at a random moment of an import left alone
+(or at ``--at`` seconds: while storing, say), ``engram doctor`` is run, then the same import again to its end. Prints when each was
 killed, what doctor said of the database and the background work, the re-run's time, and the
 counts after it: sessions, messages and archived memories (each exactly once) and pending jobs.
 """
@@ -56,18 +56,20 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--seed", type=int, default=33)
+    parser.add_argument("--at", type=float, nargs="*", help="kill at these seconds instead (no timing run first)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     home = Path(tempfile.mkdtemp(prefix="engram-kill-bench-"))
     export = write_export(home / "export.zip", args.conversations, args.turns)
-    started = time.perf_counter()
-    whole = engram(home / "whole", "import", "chatgpt", str(export))
-    whole.communicate()
-    full = time.perf_counter() - started
-    print(f"{args.conversations * args.turns} messages; an import left alone takes {full:.1f} s")
-    for trial in range(args.kills):
+    moments = args.at
+    if not moments:
+        started = time.perf_counter()
+        engram(home / "whole", "import", "chatgpt", str(export)).communicate()
+        full = time.perf_counter() - started
+        print(f"{args.conversations * args.turns} messages; an import left alone takes {full:.1f} s", flush=True)
+        moments = [rng.uniform(0.1, 1.0) * full for _ in range(args.kills)]
+    for trial, at in enumerate(moments):
         data = home / f"killed-{trial}"
-        at = rng.uniform(0.1, 1.0) * full
         process = engram(data, "import", "chatgpt", str(export))
         time.sleep(at)
         process.send_signal(signal.SIGKILL)
@@ -84,7 +86,7 @@ def main() -> None:
         print(f"killed at {at:.1f} s: {before}")
         print(f"  doctor (exit {doctor.returncode}): " + " | ".join(shown))
         print(f"  re-run (exit {again.returncode}, {took:.1f} s): " + " | ".join(out[-3:]))
-        print(f"  after: {after}")
+        print(f"  after: {after}", flush=True)
 
 
 if __name__ == "__main__":
