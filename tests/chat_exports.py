@@ -91,14 +91,21 @@ def write_chatgpt_zip(path: Path, conversations: list[dict]) -> Path:
     return path
 
 
+CLAUDE_ROOT = "00000000-0000-4000-8000-000000000000"     # the parent Claude names for a first message
+
+
 def claude_conversation(uuid: str, name: str, messages: list[tuple[str, str]],
                         created: str = "2024-03-05T10:11:12.345678Z") -> dict:
+    """Each message the reply to the one before (``parent_message_uuid``), the last one the
+    conversation's ``current_leaf_message_uuid``, as Claude exports them."""
     chat = []
     for n, (sender, text) in enumerate(messages):
         at = f"2024-03-05T10:{12 + n:02d}:00.000000Z"
         chat.append({"uuid": f"{uuid}-{n}", "text": text, "sender": sender, "created_at": at, "updated_at": at,
                      "attachments": [], "files": [],
                      "content": [{"type": "text", "text": text, "start_timestamp": at, "stop_timestamp": at,
-                                  "citations": []}]})
+                                  "citations": []}],
+                     "parent_message_uuid": chat[-1]["uuid"] if chat else CLAUDE_ROOT})
     return {"uuid": uuid, "name": name, "created_at": created, "updated_at": created,
-            "account": {"uuid": "acc-1"}, "chat_messages": chat}
+            "account": {"uuid": "acc-1"}, "chat_messages": chat,
+            "current_leaf_message_uuid": chat[-1]["uuid"] if chat else None}

@@ -26,18 +26,22 @@ from engram.core.porting import importer  # noqa: E402
 TOPICS = ["sourdough", "marathon", "taxes", "Japanese", "tomatoes", "routers", "gifts", "Rust", "moving", "piano"]
 
 
+def write_export(path: Path, conversations: int, turns: int) -> Path:
+    """A ChatGPT export of ``conversations`` chats of ``turns`` messages each, of a realistic length."""
+    return write_chatgpt_zip(path, [chatgpt_conversation(f"c-{n}", f"{TOPICS[n % 10]} {n}", [
+        ("user" if t % 2 == 0 else "assistant",
+         f"Message {t} of chat {n} about {TOPICS[(n + t) % 10]}: some plans, a question and a few details"
+         f" that make it a realistic length for a chat message, number {n * 100 + t}.")
+        for t in range(turns)], start=1_700_000_000 + 3600 * n) for n in range(conversations)])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--conversations", type=int, default=300)
     parser.add_argument("--turns", type=int, default=8)
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="engram-import-bench-"))
-    conversations = [chatgpt_conversation(f"c-{n}", f"{TOPICS[n % 10]} {n}", [
-        ("user" if t % 2 == 0 else "assistant",
-         f"Message {t} of chat {n} about {TOPICS[(n + t) % 10]}: some plans, a question and a few details"
-         f" that make it a realistic length for a chat message, number {n * 100 + t}.")
-        for t in range(args.turns)], start=1_700_000_000 + 3600 * n) for n in range(args.conversations)]
-    export = write_chatgpt_zip(home / "export.zip", conversations)
+    export = write_export(home / "export.zip", args.conversations, args.turns)
     engram = Engram(home / "data", home / "config")
     try:
         started = time.perf_counter()

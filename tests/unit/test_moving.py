@@ -130,6 +130,27 @@ def test_sqlite_to_postgresql_and_back_gives_the_same_rows(filled, postgres_url,
             db.close()
 
 
+def test_a_forgotten_memorys_id_is_not_given_again_after_moving(make_engram, postgres_url, tmp_path):
+    """The newest memory was forgotten: its id, which its history still names, is not given to a
+    new memory on the server, nor on a SQLite copy made back from it (issue 33, defect 1)."""
+    engram = make_engram()
+    engram.store.add("I like green tea", ALICE)
+    forgotten = engram.store.add("my bank PIN hint is the cat", ALICE).id
+    engram.store.delete(forgotten)
+    source = engram.db.path
+    engram.close()
+    back = tmp_path / "back" / "engram.db"
+    moving.migrate_data(source, postgres_url)
+    moving.migrate_data(postgres_url, back)
+    for location in (postgres_url, back):
+        store = MemoryStore(open_database(location), FakeEmbedder())
+        try:
+            new = store.add("a new memory", ALICE)
+            assert new.id > forgotten and [c.action for c in store.history(new.id)] == ["add"]
+        finally:
+            store.db.close()
+
+
 def crash_at(step: str, after: int, seen: list | None = None):
     def progress(what, done, total):
         if seen is not None:

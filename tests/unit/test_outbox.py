@@ -152,14 +152,17 @@ def test_a_worker_that_cannot_record_its_work_says_so_and_goes_on_once_it_can(tm
     assert db.query_one("SELECT state FROM outbox")[0] == "done"
 
 
-def test_doctor_reports_failed_background_work(tmp_path, clock):
+def test_doctor_reports_waiting_and_failed_background_work(tmp_path, clock):
     from engram.core.storage.database import Database
     from engram.core.doctor import _outbox
 
     db = Database(tmp_path / "x.db")
     outbox = Outbox(db, {}, max_attempts=1, now=clock)
-    outbox.enqueue("archive_message", {"message_id": 1})
     assert _outbox({"db": db}).ok
+    outbox.enqueue("archive_message", {"message_id": 1})
+    waiting = _outbox({"db": db})      # e.g. an import killed before its archiving: said, not failed
+    assert not waiting.ok and not waiting.required and "1 pending" in waiting.detail
+    assert "waiting" in waiting.detail and "engram outbox retry" in waiting.fix
     outbox.run_due()
     check = _outbox({"db": db})
     assert not check.ok and "1 failed" in check.detail and "engram outbox retry" in check.fix

@@ -198,6 +198,23 @@ def test_stopping_keeps_what_was_imported_and_a_second_run_adds_the_rest(make_en
     assert len(rest.imported) + len(report.imported) == 3 and rest.already == len(report.imported)
 
 
+def test_a_run_after_a_crash_takes_up_the_archiving_the_first_left(make_engram, tmp_path):
+    """The first run stored every conversation and was killed before archiving them: the second
+    finds them imported before, and archives them all the same (issue 33, defect 10)."""
+    engram = make_engram()
+    path = write_chatgpt_zip(tmp_path / "e.zip", three_conversations())
+    importer.import_file(engram, "chatgpt", path, "alice")
+    again = importer.import_file(engram, "chatgpt", path, "alice")
+    assert again.already == 3 and not again.imported and again.left_before == 3 and len(again.archive_jobs) == 3
+    assert "3 archiving job(s) left waiting before" in " ".join(again.lines())
+    engram.outbox.start()
+    try:
+        assert importer.wait_archived(engram, again, poll=0.02)
+    finally:
+        engram.outbox.stop()
+    assert engram.store.count(Scope(user="alice")) == 7 and archive_jobs(engram) == 3
+
+
 def test_wait_archived_follows_the_outbox_thread(make_engram, tmp_path):
     engram = make_engram()
     report = importer.import_file(engram, "chatgpt", write_chatgpt_zip(tmp_path / "e.zip", three_conversations()),
@@ -231,6 +248,45 @@ def test_claude_export(make_engram, tmp_path):
     assert [m.content for m in engram.sessions.messages(by_title["Translate 'good morning' to Dutch"].id)][1] == \
         "Goedemorgen."
     assert imported(engram, "claude", tmp_path / "claude.zip").already == 2
+
+
+def test_a_retried_claude_reply_is_left_out_as_chatgpts_branches_are(make_engram, tmp_path):
+    """Claude lists a retried reply beside the one it replaced, both children of the same message:
+    only the branch ending at current_leaf_message_uuid is what the person kept."""
+    engram = make_engram()
+    chat = claude_conversation("u-1", "Retried", [("human", "Name a bird"), ("assistant", "FIRST TRY: a crow"),
+                                                  ("assistant", "A kingfisher"), ("human", "Thanks")])
+    messages = chat["chat_messages"]
+    messages[2]["parent_message_uuid"] = messages[0]["uuid"]     # the retry replaces the first reply
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([chat]))
+    imported(engram, "claude", path)
+    (session,) = engram.sessions.list("alice")
+    assert [m.content for m in engram.sessions.messages(session.id)] == ["Name a bird", "A kingfisher", "Thanks"]
+
+
+@pytest.mark.parametrize("source, other, given", [("claude", "chatgpt", "ChatGPT"), ("chatgpt", "claude", "Claude")])
+def test_another_vendors_export_is_named_in_one_line_with_the_command_to_use(make_engram, tmp_path, source, other,
+                                                                            given):
+    engram = make_engram()
+    if other == "chatgpt":
+        path = write_chatgpt_zip(tmp_path / "export.zip", three_conversations())
+    else:
+        path = tmp_path / "conversations.json"
+        path.write_text(json.dumps([claude_conversation("u-1", "Moving", [("human", "Hello")])]))
+    with pytest.raises(InvalidInput, match=f"this is a {given} export") as refused:
+        importer.import_file(engram, source, path, "alice")
+    assert f"engram import {other} PATH" in refused.value.hint
+    assert engram.sessions.list("alice") == []
+
+
+@pytest.mark.parametrize("source", ["chatgpt", "claude"])
+def test_an_empty_file_is_said_to_be_empty(make_engram, tmp_path, source):
+    engram = make_engram()
+    path = tmp_path / "conversations.json"
+    path.write_bytes(b"")
+    with pytest.raises(InvalidInput, match="the file is empty"):
+        importer.import_file(engram, source, path, "alice")
 
 
 def test_markdown_folder(make_engram, tmp_path):

@@ -157,6 +157,23 @@ def test_a_full_disk_stops_the_turn_before_the_model_and_stores_nothing(make_eng
     assert [m.content for m in engram.sessions.messages("s")] == ["hello", "Noted."]
 
 
+@pytest.mark.sqlite_only
+def test_a_disk_full_after_the_model_replied_says_the_message_was_kept(make_engram):
+    """The disk fills while the model writes: the message stored before it stays, and the error
+    says so rather than "nothing was changed" (issue 33, defect 11)."""
+    from engram.core.errors import DataDirError
+
+    def fill_then_reply(messages):
+        engram.db.execute(f"PRAGMA max_page_count = {engram.db.query_one('PRAGMA page_count')[0]}")
+        return "long" * 20_000      # one token of the fake model, 80 kB
+
+    engram = make_engram(fill_then_reply)
+    engram.sessions.get_or_create("s", "u")
+    with pytest.raises(DataDirError, match="is full: your message was kept; the reply was not stored"):
+        engram.turn_engine.send("s", "remember my words")
+    assert [m.content for m in engram.sessions.messages("s")] == ["remember my words"]
+
+
 def test_what_the_window_holds_is_not_recalled_again(make_engram):
     engram = make_engram(("Noted.",), window_messages=10)
     engram.sessions.get_or_create("s", "u")

@@ -91,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
                 os.environ["ENGRAM_DATABASE_URL"] = args.database_url
             return run_window(getattr(args, "data_dir", None))
         return args.run(args) or 0
+    except BrokenPipeError:
+        _discard_output(out)
+        return 141      # as a command ended by SIGPIPE
     except EngramError as e:
         print(f"error: {mask(str(e))}", file=sys.stderr)   # an address or a number never lands in a log
         return 2
@@ -98,3 +101,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         sys.stdout, sys.stderr = out, err
+        try:
+            out.flush()     # a closed pipe shows here (--help's too), not in Python's flush at exit
+        except BrokenPipeError:
+            _discard_output(out)
+
+
+def _discard_output(out) -> None:
+    """The reader of our output left (``engram sessions list | head``): what is still buffered goes
+    to the null device, so that Python's own flush at exit does not fail with a traceback."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+    except (OSError, ValueError):      # a stream with no file behind it (a test's StringIO)
+        pass

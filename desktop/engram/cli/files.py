@@ -14,6 +14,7 @@ from engram.cli import open_engram, owned_session
 from engram.cli.terminal import count, read_stdin
 from engram.core.files import FileIndex
 from engram.core.files.catalog import PROBLEM
+from engram.core.files.names import shown
 from engram.core.files.tools import file_tools
 
 
@@ -96,6 +97,6 @@ def _reindex(args) -> int:
     # Every file that has a problem now, not only those whose problem is new since the last run.
     problems = [s for s in statuses if s.status == PROBLEM]
     for s in problems:
-        print(f"problem: {s.folder}/{s.name}: {s.detail}")
+        print(f"problem: {s.folder}/{shown(s.name)}: {s.detail}")
     print(f"reindexed: {len(statuses)} files, {len(changed)} changed, {len(problems)} with problems")
     return 0

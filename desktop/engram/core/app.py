@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import errno
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
@@ -43,13 +44,18 @@ from engram.core.profile.provider import ProfileProvider
 
 
 def check_writable(folder: Path) -> Path:
-    """Create the folder if needed and prove that a file can be written in it."""
+    """Create the folder if needed and prove that a file can be written in it. A full disk passes:
+    what is stored can still be read, and a change then says the disk is full."""
+    probe = folder / f".engram-write-test-{uuid.uuid4().hex}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".engram-write-test-{uuid.uuid4().hex}"
-        probe.write_bytes(b"ok")
-        probe.unlink()
+        try:
+            probe.write_bytes(b"ok")
+        finally:
+            probe.unlink(missing_ok=True)     # made but not written to, on a full disk
     except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return folder
         raise DataDirError(f"the data folder {folder} is not writable: {e.strerror}",
                            hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR, or fix its permissions") from e
     return folder

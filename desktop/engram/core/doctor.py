@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from urllib.parse import urlsplit
 
 from engram.core import paths
 from engram.core.app import check_writable, embedding_model_path, open_data
-from engram.core.storage.database import DAMAGED_HINT, Database, versions
+from engram.core.storage.database import DAMAGED_HINT, Database, disk_full, versions
 from engram.core.storage.postgres import redacted
 from engram.core.models.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
@@ -42,9 +43,13 @@ def _data_dir(ctx: dict) -> Check:
     folder = paths.data_dir(ctx["data_dir"] or ctx["settings"].data_dir or None)
     try:
         check_writable(folder)
-        return Check("data folder", True, f"{folder} (writable)")
     except EngramError as e:
         return Check("data folder", False, e.message, e.hint)
+    if disk_full(folder):
+        return Check("data folder", False, f"{folder}: the disk is full ({shutil.disk_usage(folder).free:,} bytes"
+                     " free): what is stored can be read, nothing new can be stored",
+                     "free some space on that disk")
+    return Check("data folder", True, f"{folder} (writable)")
 
 
 def _database(ctx: dict) -> Check:
@@ -96,9 +101,11 @@ def _integrity(ctx: dict) -> Check:
     except EngramError as e:
         problems = [e.message]
     if not problems:
+        ctx["db"].mark_healthy()
         return Check("database integrity", True, "every page reads back (SQLite quick_check)")
-    return Check("database integrity", False, "the database file is damaged: " + "; ".join(problems),
-                 DAMAGED_HINT)
+    ctx["db"].mark_damaged("; ".join(problems))      # from now on Engram only reads it
+    return Check("database integrity", False, "the database file is damaged: " + "; ".join(problems)
+                 + "; Engram only reads it from now on", DAMAGED_HINT)
 
 
 def _tokenizer(_: dict) -> Check:
@@ -150,8 +157,12 @@ def _outbox(ctx: dict) -> Check:
     detail = f"{health.pending} pending ({health.retrying} retrying), {health.failed} failed"
     if health.errors:
         detail += f"; last error: {health.errors[0].kind}: {health.errors[0].last_error}"
-    return Check("background work", health.ok, detail,
-                 "" if health.ok else "fix the cause above, then run `engram outbox retry`")
+    if not health.ok:
+        return Check("background work", False, detail, "fix the cause above, then run `engram outbox retry`")
+    if health.pending:      # e.g. an import's archiving cut short: its messages are not searchable yet
+        return Check("background work", False, detail + "; waiting for Engram to run it",
+                     "open the window, or run `engram outbox retry` to do it now", required=False)
+    return Check("background work", True, detail)
 
 
 def _vector_graph(ctx: dict) -> Check | None:
@@ -204,7 +215,11 @@ def run_checks(data_dir: str | None = None, config_dir: str | None = None,
     if ctx["settings"].problem:
         results.append(Check("settings", True, ctx["settings"].problem, required=False))
     for check in CHECKS:
-        if (result := check(ctx)) is not None:
+        try:
+            result = check(ctx)
+        except EngramError as e:    # a part too damaged to check: said, and the others go on
+            result = Check(check.__name__.strip("_").replace("_", " "), False, e.message, e.hint)
+        if result is not None:
             results.append(result)
     if "db" in ctx:
         ctx["db"].close()

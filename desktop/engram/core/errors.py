@@ -45,6 +45,14 @@ class DataDirError(EngramError):
     """The data folder cannot be created, written or read."""
 
 
+class DiskFull(DataDirError):
+    """The disk holding the data is full; ``kept`` says what was stored all the same."""
+
+    def __init__(self, where, kept: str = "nothing was changed"):
+        super().__init__(f"the disk holding {where} is full: {kept}", hint="free some space on that disk, then try again")
+        self.where = where
+
+
 class DatabaseError(EngramError):
     """The database file is unusable (not SQLite, corrupt, or from a newer Engram)."""
 

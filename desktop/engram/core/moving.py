@@ -168,7 +168,7 @@ def _copy(src, dst, source_name: str, progress: Progress) -> list[Count]:
     _index_words(dst, source_name, progress)
     with dst.transaction() as conn:
         for table in TABLES:
-            _ids_follow(dst, conn, table.name)
+            _ids_follow(dst, conn, table.name, _ids_given(src, table) if table.key == "id" else 0)
     counts = _counts(src, dst, models)
     wrong = [c for c in counts if not c.same]
     if wrong:
@@ -338,15 +338,33 @@ def _columns(db, table: str) -> list[str]:
     return [name for name, _, _ in info] + ([] if not info or keys == ["INTEGER"] else [ROWID])
 
 
-def _ids_follow(db, conn, table: str) -> None:
-    """New rows of the target get ids past the copied ones. SQLite does so by itself; PostgreSQL's
-    identity columns draw from sequences that the copied ids did not move."""
+def _ids_given(db, table: Table) -> int:
+    """The largest id ``table`` gave out, to a row since deleted too: a forgotten memory's id, which
+    its history still names, must not be given to a new memory on the target either."""
+    latest = db.query_one(f"SELECT coalesce(max(id), 0) FROM {table.name}")[0]
+    if db.dialect == "postgresql":
+        counter = db.query_one("SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id'))", (table.name,))
+    else:
+        counter = db.query_one("SELECT seq FROM sqlite_sequence WHERE name = ?", (table.name,))
+    return max(latest, counter[0] if counter and counter[0] else 0)
+
+
+def _ids_follow(db, conn, table: str, given: int) -> None:
+    """New rows of the target get ids past the copied ones and past ``given``, the source's
+    largest. PostgreSQL's identity columns draw from sequences that the copied ids did not move;
+    SQLite's AUTOINCREMENT counters (sqlite_sequence) follow the copied ids by themselves."""
     if db.dialect == "postgresql":
         for (column,) in conn.execute(
                 "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
                 " AND table_name = ? AND is_identity = 'YES'", (table,)).fetchall():
-            conn.execute(f"SELECT setval(pg_get_serial_sequence(?, ?), coalesce((SELECT max({column})"
-                         f" FROM {table}), 0) + 1, false)", (table, column))
+            # Marked as given out (is_called), so that a copy made from this one reads it back.
+            conn.execute(f"SELECT setval(pg_get_serial_sequence(?, ?), greatest(high, 1), high > 0) FROM"
+                         f" (SELECT greatest(?, coalesce(max({column}), 0)) AS high FROM {table}) ids",
+                         (table, column, given if column == "id" else 0))
+    elif given:
+        conn.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", (given, table))
+        conn.execute("INSERT INTO sqlite_sequence(name, seq) SELECT ?, ? WHERE NOT EXISTS"
+                     " (SELECT 1 FROM sqlite_sequence WHERE name = ?)", (table, given, table))
 
 
 def _counts(src, dst, models: list[tuple]) -> list[Count]:

@@ -21,7 +21,7 @@ from engram.core.models.chat_model import ChatModel, Generation
 from engram.core.conversation.context import (PROFILE, RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section,
                                               TurnContext, fit)
 from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
-from engram.core.errors import ContextTooLong, EngramError, InvalidInput
+from engram.core.errors import ContextTooLong, DiskFull, EngramError, InvalidInput
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
@@ -196,10 +196,21 @@ class TurnEngine:
                             tokens=self._tokens(sections, user_tokens, budget, generations, cut),
                             timings=self._timings(sections, turn, generations, started, context_ms, first_token[0]),
                             tool_calls=tool_calls, recall=turn.recall | _profile_record(sections, learned))
+        try:
+            reply = self._store_reply(session, shown.text.strip(), status, replaced, record)
+        except DiskFull as e:    # the person's message was stored before the model was asked
+            raise DiskFull(e.where, "your message was kept; the reply was not stored") from e
+        self.outbox.wake()
+        thought = "\n\n".join(g.reasoning for g in generations if g.reasoning) if self.options.thinking else ""
+        return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation, reasoning=thought)
+
+    def _store_reply(self, session: Session, text: str, status: str, replaced: list[Message],
+                     record: TurnRecord) -> Message:
+        """Store the reply with its turn record and background jobs, in place of ``replaced``."""
+        session_id = session.id
         with self.sessions.db.transaction() as conn:
-            reply = self.sessions.add_message(session_id, "assistant", shown.text.strip(), status, conn=conn)
-            # Only now do the replaced replies go: SQLite gives a new row the largest id plus one,
-            # and the old reply's id must not come back (its archive job and memory name it).
+            reply = self.sessions.add_message(session_id, "assistant", text, status, conn=conn)
+            # Only now do the replaced replies go: a reply that fails to be stored loses none.
             self.sessions.delete_messages(session_id, [m.id for m in replaced], conn)
             for old in replaced:
                 forget_message(self.store, session.user, old)
@@ -212,9 +223,7 @@ class TurnEngine:
             if self.options.distill:
                 for due in sessions_to_distill(self.sessions.db, session):
                     self.outbox.enqueue(DISTILL_JOB, {"session_id": due}, conn, unique=True)
-        self.outbox.wake()
-        thought = "\n\n".join(g.reasoning for g in generations if g.reasoning) if self.options.thinking else ""
-        return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation, reasoning=thought)
+        return reply
 
     def _context(self, turn: TurnContext, model: ChatModel) -> tuple[list[Section], list[Tool]]:
         """The sections and tools of the turn. Tools are taught by the chat template when it takes

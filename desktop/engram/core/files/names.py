@@ -22,6 +22,7 @@ MAX_DEPTH = 4
 _INVALID_CHARS = set('<>:"\\|?*')
 _RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$", re.IGNORECASE)
 _HINT = "use letters, digits, '-', '_' and '.', e.g. trip-plan.md"
+_CONTROLS = ("Cc", "Cf", "Zl", "Zp")     # control and format characters, line and paragraph breaks
 
 
 def check_name(name: str) -> str:
@@ -43,12 +44,20 @@ def check_name(name: str) -> str:
     return name
 
 
+def shown(text: str) -> str:
+    """A name (or description) as a listing or memories.md shows it. A file a person added may be
+    named with a newline, which would fake a line of the listing, or with an escape sequence: such
+    characters are shown as escapes (``\\n``, ``\\x1b``), and the file is listed as refused."""
+    return "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in _CONTROLS else c
+                   for c in text)
+
+
 def _check_part(name: str, part: str) -> None:
     if part in ("", ".", ".."):
         raise InvalidInput(f"{name!r} does not stay inside the session folder (empty, '.' or '..' part)", hint=_HINT)
     if len(part) > MAX_PART_CHARS:
         raise InvalidInput(f"{part!r} is longer than {MAX_PART_CHARS} characters", hint=_HINT)
-    control = next((c for c in part if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")), None)
+    control = next((c for c in part if unicodedata.category(c) in _CONTROLS), None)
     if control is not None:
         raise InvalidInput(f"{name!r} contains the control character U+{ord(control):04X}", hint=_HINT)
     bad = sorted(_INVALID_CHARS.intersection(part))

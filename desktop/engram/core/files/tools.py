@@ -11,6 +11,7 @@ import re
 
 from engram.core.errors import InvalidInput
 from engram.core.files.index import INDEXED, FileIndex
+from engram.core.files.names import shown
 from engram.core.conversation.tools import Tool
 
 MAX_READ_CHARS = 20_000
@@ -48,7 +49,7 @@ def file_tools(index: FileIndex, folder: str) -> list[Tool]:
         statuses = index.statuses(folder)
         if not statuses:
             return none("no files yet")
-        return "\n".join(f"- {s.name}: {s.summary}" for s in statuses)
+        return "\n".join(f"- {shown(s.name)}: {shown(s.summary)}" for s in statuses)
 
     def grep(pattern: str, glob: str | None = None) -> str:
         if not isinstance(pattern, str) or not pattern or len(pattern) > MAX_PATTERN_CHARS:

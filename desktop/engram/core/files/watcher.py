@@ -3,8 +3,8 @@
 watchdog reports creates, edits, deletes and moves (an editor's save is often "write a temp
 file, rename it over the old one": a move whose destination is the file). Reports are debounced
 per file: a burst of events for one file is indexed once, ``debounce`` seconds after the last.
-Indexing runs on one worker thread; whatever goes wrong with one file becomes that file's
-status, and nothing stops the watcher. The app's own writes arrive here too and are recognised
+Indexing runs on one worker thread, one file at a time, the one changed last first; whatever
+goes wrong with one file becomes that file's status, and nothing stops the watcher. The app's own writes arrive here too and are recognised
 by content hash in ``FileIndex.sync_file`` (nothing is done twice).
 
 A folder that leaves the tree (a deleted session's, moved to the trash) is reported as deleted,
@@ -121,18 +121,16 @@ class FolderWatcher(FileSystemEventHandler):
     def _run(self) -> None:
         while True:
             with self._wake:
-                while not self._stopping and not self._due():
+                while not self._stopping and not (due := self._due()):
                     timeout = min(self._pending.values()) - time.monotonic() if self._pending else None
                     self._wake.wait(timeout)
                 if self._stopping:
                     return
-                due = self._due()
-                for key in due:
-                    del self._pending[key]
+                key = self._next(due)
+                del self._pending[key]
                 self._busy = True
             try:
-                for folder, name in sorted(due, key=lambda key: key[1] != WHOLE_FOLDER):
-                    self._index(folder, name)
+                self._index(*key)
             finally:
                 with self._wake:
                     self._busy = False
@@ -140,6 +138,12 @@ class FolderWatcher(FileSystemEventHandler):
     def _due(self) -> list[tuple[str, str]]:
         now = time.monotonic()
         return [key for key, at in self._pending.items() if at <= now]
+
+    def _next(self, due: list[tuple[str, str]]) -> tuple[str, str]:
+        """One file at a time, the one changed last first (after folders to rescan): a file the
+        person edits while thousands dropped in a folder are indexed (40 a second) is indexed at
+        once, not after all of them."""
+        return min(due, key=lambda key: (key[1] != WHOLE_FOLDER, -self._pending[key]))
 
     def _index(self, folder: str, name: str) -> None:
         try:

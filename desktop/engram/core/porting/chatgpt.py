@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from engram.core.errors import InvalidInput
-from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, required,
-                                              text_field)
+from engram.core.porting.conversation import (Conversation, Damaged, Turn, clean_text, iso_time, path_to,
+                                              required, text_field)
 from engram.core.porting.reading import Progress, conversation_items, opened_export, parsed
 
 SOURCE = "chatgpt"
@@ -42,20 +42,12 @@ def conversation(item: dict) -> Conversation:
 def branch(mapping: dict, current) -> list[dict]:
     """The nodes from the root to ``current`` (without it: the newest leaf), oldest first. A
     parent link that loops or leads nowhere ends the walk rather than the import."""
-    if current not in mapping:
+    if not isinstance(current, str) or current not in mapping:
         leaves = [n for n in mapping.values() if isinstance(n, dict) and not n.get("children")]
         if not leaves:
             return []
         current = max(leaves, key=lambda n: _time(n) or 0.0).get("id")
-    path, seen = [], set()
-    while current in mapping and current not in seen:
-        seen.add(current)
-        node = mapping[current]
-        if not isinstance(node, dict):
-            break
-        path.append(node)
-        current = node.get("parent")
-    return path[::-1]
+    return path_to(mapping, current, "parent")
 
 
 def _time(node: dict):

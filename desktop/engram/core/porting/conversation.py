@@ -69,3 +69,16 @@ def required(item, field: str, kind: type, what: str):
     if not isinstance(value, kind):
         raise InvalidInput(f"{what} has no {field!r} of the expected kind")
     return value
+
+
+def path_to(nodes: dict, leaf, parent: str) -> list[dict]:
+    """The nodes from the root to ``leaf``, oldest first, each naming its own in the field
+    ``parent``: the branch a person kept where retried replies and edited messages left others.
+    A link that loops or leads nowhere ends the walk rather than the import."""
+    path: list[dict] = []
+    seen: set[str] = set()
+    while isinstance(leaf, str) and leaf not in seen and isinstance(nodes.get(leaf), dict):
+        seen.add(leaf)
+        path.append(nodes[leaf])
+        leaf = nodes[leaf].get(parent)
+    return path[::-1]

@@ -45,7 +45,8 @@ class ImportReport:
     already: int = 0            # conversations imported before: left alone
     empty: int = 0              # conversations without a message to keep
     damaged: list[Damaged] = field(default_factory=list)
-    archive_jobs: list[int] = field(default_factory=list)
+    archive_jobs: list[int] = field(default_factory=list)   # this import's, and those left from before
+    left_before: int = 0        # archive jobs found pending (an import stopped by a crash): taken up too
     archived: bool = False      # every imported conversation is in memory (searchable)
     said: list[tuple[str, str, int]] = field(default_factory=list)   # (when, session id, message id) of the person's
     profile: list = field(default_factory=list)   # what their words added to the profile (ProfileChange)
@@ -65,6 +66,9 @@ class ImportReport:
         if self.profile:
             out.append(f"{len(self.profile)} line(s) added to your profile from what you said"
                        " (`engram profile show`)")
+        if self.left_before:
+            out.append(f"{self.left_before} archiving job(s) left waiting before (an import or Engram stopped"
+                       " early): they run with these")
         if self.stopped:
             out.append("stopped before the end: import the same file again to add the rest")
         for damaged in self.damaged:
@@ -105,6 +109,7 @@ def import_file(engram, source: str, path: Path, user: str, *, progress: Callabl
     finally:
         items.close()
     learn_profile(engram, report)
+    _take_up_left_before(engram, report)
     engram.outbox.wake()
     return report
 
@@ -116,6 +121,17 @@ def learn_profile(engram, report: ImportReport) -> None:
         session = engram.sessions.get(session_id)
         message = engram.sessions.message(message_id)
         report.profile += engram.profile_learning.from_message(session, message, by="import")
+
+
+def _take_up_left_before(engram, report: ImportReport) -> None:
+    """An import killed after storing its conversations left their archiving pending: a second run
+    finds them imported before, and must archive them all the same (else they stay unsearchable
+    until the window opens). Their jobs join this run's, to be waited for and counted."""
+    ours = set(report.archive_jobs)
+    left = [job for (job,) in engram.db.query("SELECT id FROM outbox WHERE kind = ? AND state = 'pending'"
+                                              " ORDER BY id", (ARCHIVE_JOB,)) if job not in ours]
+    report.archive_jobs += left
+    report.left_before = len(left)
 
 
 def store(engram, conversation: Conversation, user: str, report: ImportReport) -> bool:

@@ -20,6 +20,9 @@ from engram.core.errors import InvalidInput, NotFound
 from engram.core.porting.conversation import Conversation, Damaged
 
 CONVERSATIONS = "conversations.json"
+# Fields only one vendor's conversations hold, and the import that reads them: a file given to
+# the other vendor's import is named in one line, not refused conversation by conversation.
+SIGNATURES = {"ChatGPT": ({"mapping", "current_node"}, "chatgpt"), "Claude": ({"uuid", "chat_messages"}, "claude")}
 Progress = Callable[[int, int], None]      # (bytes read, bytes in all)
 
 
@@ -92,18 +95,31 @@ def conversation_items(stream, total: int, what: str, progress: Progress | None 
         if head.startswith(b"\xef\xbb\xbf"):       # a byte order mark, which some tools write
             counted.read(3)
             head = counted.peek(64)
+        if not head.strip():
+            raise InvalidInput(f"the file is empty: it holds no {what} export",
+                               hint=f"export your data from {what} again, and give the new file")
         if check is not None:
             check(head)
-        elif head.lstrip()[:1] not in (b"[", b""):
+        elif head.lstrip()[:1] != b"[":
             raise InvalidInput(f"this is not a {what} export: its {CONVERSATIONS} must be a list of conversations",
                                hint=f"give the {CONVERSATIONS} from the {what} export")
         for item in ijson.items(counted, prefix, use_float=True):
             count += 1
+            if count == 1:
+                _check_vendor(item, what)
             yield item
     except ijson.JSONError as e:
         yield Damaged(_after(count), _why(e))
     except (OSError, zipfile.BadZipFile, EOFError) as e:    # a .zip whose data is damaged
         yield Damaged(_after(count), f"it could not be read ({e})")
+
+
+def _check_vendor(item, what: str) -> None:
+    """Refuse another vendor's export, saying which import reads it."""
+    for vendor, (fields, source) in SIGNATURES.items():
+        if vendor != what and isinstance(item, dict) and fields <= item.keys():
+            raise InvalidInput(f"this is a {vendor} export, not a {what} one",
+                               hint=f"import it as {vendor}'s: engram import {source} PATH")
 
 
 def parsed(items: Iterable[dict | Damaged], parse: Callable[[dict], Conversation], title: str = "",

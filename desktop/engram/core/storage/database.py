@@ -6,6 +6,9 @@ SQLite (with FTS5 and the trigram tokenizer) and can always load sqlite-vec.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,7 +18,8 @@ from typing import Any
 import apsw
 import sqlite_vec
 
-from engram.core.errors import DatabaseError, DataDirError
+from engram.core.errors import DatabaseError, DataDirError, DiskFull
+from engram.core.storage.atomic import write_text_atomic
 from engram.core.storage.changes import ChangeFeed, DataVersionWatch
 from engram.core.storage.migrations import MIGRATIONS, owner_token, pending
 from engram.core.memory.search.words.tokens import index_terms
@@ -24,6 +28,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 # How long a write waits for another process's write to finish (a large import or re-index in
 # another Engram holds it for seconds; the window never waits on the database itself).
 BUSY_TIMEOUT_MS = 15_000
+DAMAGE_NOTE = "-damaged"      # beside the file: why it is known to be damaged (Database.mark_damaged)
+FULL_BELOW_BYTES = 1 << 20     # a disk with less free is full: a turn or an import needs more
 DAMAGED_HINT = ("save what still reads (engram sessions export, engram memory list --json), then move the"
                 " file away: Engram starts a new one")
 
@@ -38,6 +44,14 @@ def _check_file(path: Path) -> None:
                 f"{path} is not an Engram database (not a SQLite file); it was left untouched.",
                 hint="point --data-dir / ENGRAM_DATA_DIR at another folder, or move that file away",
             )
+
+
+def disk_full(folder: Path) -> bool:
+    """Whether the disk holding ``folder`` has no room left for even a small change."""
+    try:
+        return shutil.disk_usage(folder).free < FULL_BELOW_BYTES
+    except OSError:
+        return False
 
 
 class Database:
@@ -65,14 +79,20 @@ class Database:
         self._reader_lock = threading.Lock()
         self._changes = ChangeFeed()
         self._watch = DataVersionWatch(lambda: self.change_stamp()[1], self._changes)
+        self.full = False     # opened to read only, the disk being full (see _open_to_read)
+        self.damaged = self._known_damage()    # what made this file known to be damaged ("": nothing)
         try:
-            self.conn = self._connect()
-            # Word indexes are filled (by migrations, and per user in core/memory/search/words/index.py) with the
-            # same code that indexes each new memory.
-            self.conn.create_scalar_function("engram_index_text", index_terms, 1, deterministic=True)
-            self.conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
-            self._configure()
-            self._migrate()
+            try:
+                self.conn = self._connect()
+                self._configure()
+                if not self.damaged:
+                    self._migrate()
+            except (apsw.IOError, apsw.FullError, DiskFull) as e:
+                self._open_to_read(e)
+            except apsw.CorruptError as e:
+                if self.damaged or self.path is None:
+                    raise
+                self._open_damaged(str(e))
         except apsw.ExtensionLoadingError as e:
             raise DatabaseError(f"SQLite could not load the sqlite-vec extension: {e}",
                                 hint="reinstall Engram (the sqlite-vec package provides vec0)") from e
@@ -86,19 +106,107 @@ class Database:
                                hint="choose a writable folder with --data-dir or ENGRAM_DATA_DIR") from e
 
     def _connect(self) -> apsw.Connection:
-        conn = apsw.Connection(str(self.path or ":memory:"))
+        if self.full and self.path is not None:
+            conn = apsw.Connection(self.path.as_uri() + "?immutable=1",
+                                   flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+        else:
+            conn = apsw.Connection(str(self.path or ":memory:"))
+        if self.damaged:    # only read; tables whose own definition is damaged are left out
+            conn.execute("PRAGMA writable_schema=ON")
+            conn.execute("PRAGMA query_only=ON")
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         conn.enable_load_extension(True)
         conn.load_extension(sqlite_vec.loadable_path())
         conn.enable_load_extension(False)
+        # Word indexes are filled (by migrations, and per user in core/memory/search/words/index.py) with the
+        # same code that indexes each new memory.
+        conn.create_scalar_function("engram_index_text", index_terms, 1, deterministic=True)
+        conn.create_scalar_function("engram_owner_token", owner_token, 1, deterministic=True)
         return conn
+
+    def _known_damage(self) -> str:
+        """Why this file was found damaged (mark_damaged), if it was; a note left of a file since
+        moved away (its inode differs) is removed."""
+        if self.path is None or not (note := self._damage_note(self.path)).exists():
+            return ""
+        with contextlib.suppress(OSError, ValueError, AttributeError):   # unreadable: as if none
+            found = json.loads(note.read_text(encoding="utf-8"))
+            if self.path.exists() and found.get("inode") == self.path.stat().st_ino:
+                return str(found.get("findings") or "damaged")
+        with contextlib.suppress(OSError):
+            note.unlink()
+        return ""
+
+    @staticmethod
+    def _damage_note(path: Path) -> Path:
+        return Path(f"{path}{DAMAGE_NOTE}")
+
+    def mark_damaged(self, findings: str) -> None:
+        """Remember that this file is damaged (doctor's check, or a read that failed): from now on
+        this and every Engram opening it only read, as a write may spread the damage, and what
+        still reads can be saved (DAMAGED_HINT). The note goes when the file is moved away."""
+        self.damaged = findings
+        self.conn.execute("PRAGMA query_only=ON")
+        if self.path is None:
+            return
+        with contextlib.suppress(OSError):      # a disk too damaged or full: known to this process only
+            write_text_atomic(self._damage_note(self.path),
+                              json.dumps({"inode": self.path.stat().st_ino, "findings": findings}))
+
+    def mark_healthy(self) -> None:
+        """The file passed doctor's check: it may be written again."""
+        if self.damaged and self.path is not None:
+            self._damage_note(self.path).unlink(missing_ok=True)
+            self.damaged = ""
+            self.conn.execute("PRAGMA query_only=OFF")
+
+    def _refusal(self) -> DatabaseError | DiskFull:
+        """Why a change is refused by a database opened to read only."""
+        if self.damaged:
+            return DatabaseError(f"{self.path} is damaged (`engram doctor` says how): Engram only reads it, so"
+                                 " that writing does not spread the damage; nothing was changed", hint=DAMAGED_HINT)
+        return DiskFull(self._folder)
+
+    def _open_damaged(self, findings: str) -> None:
+        """A file too damaged to open as it is (its list of tables, say) is opened to read what
+        still reads, so that it can be saved (DAMAGED_HINT), and marked damaged."""
+        self._close_connection()
+        self.damaged = findings
+        self.conn = self._connect()
+        self.mark_damaged(findings)
+
+    def _close_connection(self) -> None:
+        """Close the connection opened before (if one was) to open it again another way."""
+        if getattr(self, "conn", None) is not None:
+            self.conn.close()
+
+    @property
+    def _folder(self) -> Path | str:
+        """Where the data is, as errors name it."""
+        return self.path.parent if self.path is not None else "memory"
+
+    def _open_to_read(self, error: Exception) -> None:
+        """On a full disk SQLite may not even make the files WAL keeps beside the database. With
+        none holding changes, what is stored is read from the file alone (immutable: nothing can
+        change it, as nothing can be written), and every change is refused as the disk being full."""
+        wal = Path(f"{self.path}-wal")     # changes not yet in the file itself
+        if self.path is None or not disk_full(self.path.parent) or (wal.exists() and wal.stat().st_size > 0):
+            if isinstance(error, DataDirError):
+                raise error
+            raise DataDirError(f"cannot open {self.path}: {error}",
+                               hint="check the disk holding the data folder (`engram doctor`)") from error
+        self._close_connection()
+        self.full = True
+        self.conn = self._connect()
+        done = {v for (v,) in self.conn.execute("SELECT version FROM schema_migrations")}
+        if pending(MIGRATIONS, done, hint="update Engram, or open another data folder"):
+            raise DiskFull(self.path.parent, "this Engram cannot upgrade the database until there is room")
 
     def _configure(self) -> None:
         if self.path is not None:
             mode = self.conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode.lower() != "wal":
                 raise DataDirError(f"SQLite could not switch {self.path} to WAL mode (got {mode})")
-        self.conn.execute("PRAGMA foreign_keys=ON")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         # Up to 64 MB of pages (default 2 MB): a search at a million memories touches scattered
         # rows of memories and the word index; from the page cache each costs half.
@@ -107,6 +215,16 @@ class Database:
         self.conn.execute("PRAGMA secure_delete=ON")
 
     def _migrate(self) -> None:
+        """Apply what is pending. Foreign keys are off meanwhile (SQLite ignores the pragma inside
+        a transaction): a migration that rebuilds a table drops the old one, which with them on
+        would cascade to every row that refers to it. Rebuilds keep every id, so nothing dangles."""
+        self.conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            self._apply_migrations()
+        finally:
+            self.conn.execute("PRAGMA foreign_keys=ON")
+
+    def _apply_migrations(self) -> None:
         with self.transaction():
             self.conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
@@ -127,10 +245,10 @@ class Database:
         process waits its turn for up to the busy timeout: a transaction that starts by reading
         and only later writes could not wait (SQLite refuses at once, to avoid a deadlock).
         Inner ones are savepoints in it."""
-        with self._full_disk_said(), self._lock, self._busy_said():
+        with self._errors_said(), self._lock, self._busy_said():
             outermost = not self.conn.in_transaction
-            if outermost:
-                self.conn.execute("BEGIN IMMEDIATE")
+            if outermost:   # opened to read only, reads in a transaction go on (its first write fails)
+                self.conn.execute("BEGIN" if self.full or self.damaged else "BEGIN IMMEDIATE")
             outer, self._holder = self._holder, threading.get_ident()
             try:
                 with self.conn:
@@ -157,14 +275,25 @@ class Database:
                 hint="try again; if this persists, close the other Engram windows or commands") from e
 
     @contextmanager
-    def _full_disk_said(self) -> Iterator[None]:
+    def _errors_said(self) -> Iterator[None]:
         """SQLite's "database or disk is full" as a DataDirError that says where and what to do.
         The change is rolled back, so what was stored before stays as it was. SQLite may roll the
         whole transaction back itself; the savepoint's own rollback then fails, with the full
-        disk as its context."""
+        disk as its context. A change to a database opened to read only says why it is refused;
+        a damaged page met says so, and the file is marked damaged."""
         try:
             yield
+        except apsw.ReadOnlyError as e:
+            if not (self.full or self.damaged):
+                raise
+            raise self._refusal() from e
+        except (apsw.CorruptError, apsw.NotADBError) as e:
+            self.mark_damaged(str(e))
+            raise DatabaseError(f"{self.path} is damaged: {e}", hint=DAMAGED_HINT) from e
         except apsw.Error as e:
+            if self.damaged and isinstance(e, apsw.SQLError):    # a table left out (_open_damaged)
+                raise DatabaseError(f"{self.path} is damaged, this part beyond reading: {e}",
+                                    hint=DAMAGED_HINT) from e
             cause: BaseException | None = e
             while cause is not None and not isinstance(cause, (apsw.FullError, DataDirError)):
                 cause = cause.__context__
@@ -172,9 +301,7 @@ class Database:
                 raise cause from None   # said already, by a transaction inside this one
             if cause is None:
                 raise
-            where = self.path.parent if self.path is not None else "memory"
-            raise DataDirError(f"the disk holding {where} is full: nothing was changed",
-                               hint="free some space on that disk, then try again") from cause
+            raise DiskFull(self._folder) from cause
 
     @contextmanager
     def snapshot(self) -> Iterator[apsw.Connection]:
@@ -202,11 +329,11 @@ class Database:
         return self._holder == threading.get_ident()
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
-        with self._full_disk_said(), self._lock, self._busy_said():
+        with self._errors_said(), self._lock, self._busy_said():
             return self.conn.execute(sql, params)
 
     def query(self, sql: str, params: Sequence[Any] | dict = ()) -> list[tuple]:
-        with self._lock:
+        with self._errors_said(), self._lock:
             return self.conn.execute(sql, params).fetchall()
 
     def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:

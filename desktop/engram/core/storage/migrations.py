@@ -305,6 +305,101 @@ CREATE INDEX session_file_chunks_by_memory ON session_file_chunks(memory_id);
 -- Few memories are superseded, so only they are indexed.
 CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
 """),
+    Migration(16, "ids_never_reused", """
+-- Ids a person or a client sees (memories, messages, turns) are never handed out again: without
+-- AUTOINCREMENT SQLite gave the largest id again once its row was deleted, so a client holding
+-- "#1" could edit a new memory, and a forgotten memory's history showed under the new one. Each
+-- table is rebuilt with AUTOINCREMENT, every id kept (foreign keys are off while migrating, see
+-- Database._migrate), and its counter starts past every id ever given out that a row still names:
+-- forgotten memories in memory_history, deleted messages in notes' provenance and distillation.
+-- Other tables' ids are never shown, or their rows never deleted. About 18 s at a million
+-- memories and messages on 2 busy cores (tests/bench/ids_migration_bench.py).
+CREATE TABLE memories_autoincrement (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    application     TEXT NOT NULL DEFAULT '',
+    agent           TEXT NOT NULL DEFAULT '',
+    user            TEXT NOT NULL DEFAULT '',
+    session         TEXT NOT NULL DEFAULT '',
+    kind            TEXT NOT NULL CHECK (kind IN
+                        ('message', 'fact', 'preference', 'task', 'summary', 'experience', 'file')),
+    text            TEXT NOT NULL,
+    importance      REAL NOT NULL DEFAULT 0.5 CHECK (importance BETWEEN 0 AND 1),
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    valid_from      TEXT,
+    valid_to        TEXT,
+    superseded_by   INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+    access_count    INTEGER NOT NULL DEFAULT 0,
+    last_accessed_at TEXT,
+    source_ids      TEXT NOT NULL DEFAULT '[]',   -- JSON list of message ids (provenance)
+    source          TEXT NOT NULL DEFAULT '{}',   -- JSON: role, file path, heading path, ...
+    content_hash    TEXT NOT NULL,
+    pinned          INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (application, agent, user, session, kind, content_hash)
+);
+INSERT INTO memories_autoincrement SELECT * FROM memories;
+DROP TABLE memories;
+ALTER TABLE memories_autoincrement RENAME TO memories;
+CREATE INDEX memories_by_user ON memories(user, kind, created_at);
+CREATE INDEX memories_by_session ON memories(session, user, agent, application, kind);
+CREATE INDEX memories_by_user_time ON memories(user, created_at);
+CREATE INDEX memories_by_message ON memories(user, source_ids) WHERE kind = 'message';
+CREATE INDEX memories_superseded_by ON memories(superseded_by) WHERE superseded_by IS NOT NULL;
+
+CREATE TABLE messages_autoincrement (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    role        TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+    content     TEXT NOT NULL,
+    status      TEXT NOT NULL DEFAULT 'complete' CHECK (status IN ('complete', 'stopped', 'error')),
+    created_at  TEXT NOT NULL
+);
+INSERT INTO messages_autoincrement SELECT * FROM messages;
+DROP TABLE messages;
+ALTER TABLE messages_autoincrement RENAME TO messages;
+CREATE INDEX messages_by_session ON messages(session_id, id);
+
+CREATE TABLE turns_autoincrement (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id       TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    user_message_id  INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    reply_message_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    messages         TEXT NOT NULL,
+    recalled         TEXT NOT NULL DEFAULT '[]',
+    tokens           TEXT NOT NULL DEFAULT '{}',
+    timings          TEXT NOT NULL DEFAULT '{}',
+    tool_calls       TEXT NOT NULL DEFAULT '[]',
+    created_at       TEXT NOT NULL,
+    recall           TEXT NOT NULL DEFAULT '{}'
+);
+INSERT INTO turns_autoincrement SELECT * FROM turns;
+DROP TABLE turns;
+ALTER TABLE turns_autoincrement RENAME TO turns;
+CREATE INDEX turns_by_session ON turns(session_id, id);
+CREATE INDEX turns_by_reply ON turns(reply_message_id);
+
+INSERT INTO sqlite_sequence(name, seq) SELECT name, 0 FROM (SELECT 'memories' AS name UNION ALL
+    SELECT 'messages' UNION ALL SELECT 'turns') WHERE name NOT IN (SELECT name FROM sqlite_sequence);
+UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(memory_id), 0) FROM memory_history))
+    WHERE name = 'memories';
+UPDATE sqlite_sequence SET seq = max(seq,
+        (SELECT coalesce(max(through_message_id), 0) FROM distilled),
+        (SELECT coalesce(max(said.value), 0) FROM memories m, json_each(m.source_ids) said
+            WHERE said.type = 'integer'))
+    WHERE name = 'messages';
+
+-- A memory whose id was given out before, to one since forgotten, shows that one's "delete" in its
+-- history: that line moves to an id of its own, past all others (forgetting kept no other line).
+CREATE TEMP TABLE forgotten_before AS
+    SELECT h.id, row_number() OVER (ORDER BY h.id) AS n FROM memory_history h
+    WHERE h.action = 'delete' AND h.memory_id IN (SELECT id FROM memories);
+UPDATE memory_history
+    SET memory_id = (SELECT seq FROM sqlite_sequence WHERE name = 'memories')
+                    + (SELECT n FROM forgotten_before f WHERE f.id = memory_history.id)
+    WHERE id IN (SELECT id FROM forgotten_before);
+UPDATE sqlite_sequence SET seq = seq + (SELECT count(*) FROM forgotten_before) WHERE name = 'memories';
+DROP TABLE forgotten_before;
+"""),
 ]
 
 

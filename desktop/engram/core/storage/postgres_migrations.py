@@ -285,4 +285,22 @@ FROM memory_words w CROSS JOIN unnest(w.keys) k;
 ALTER TABLE word_postings ADD PRIMARY KEY (key, memory_id) INCLUDE (tf, length);
 DROP INDEX memory_words_by_key;
 """),
+    Migration(11, "ids_never_reused", """
+-- As SQLite's migration 16. Identity sequences never give a number twice, but a store moved here
+-- by an Engram before this one had them set just past the ids it copied: a forgotten memory's id
+-- above those (its history names it) or a deleted message's (a note's provenance, distillation)
+-- would be given again. Each sequence goes past every id a row still names, and a memory given
+-- such an id meanwhile has its predecessor's "delete" moved to an id of its own.
+SELECT setval(pg_get_serial_sequence('memories', 'id'), high)
+FROM (SELECT max(memory_id) AS high FROM memory_history) named
+WHERE high > coalesce(pg_sequence_last_value(pg_get_serial_sequence('memories', 'id')), 0);
+SELECT setval(pg_get_serial_sequence('messages', 'id'), high)
+FROM (SELECT greatest((SELECT max(through_message_id) FROM distilled),
+                      (SELECT max(said::bigint) FROM memories m, json_array_elements_text(m.source_ids::json) said
+                       WHERE said ~ '^[0-9]{1,18}$')) AS high) named
+WHERE high > coalesce(pg_sequence_last_value(pg_get_serial_sequence('messages', 'id')), 0);
+UPDATE memory_history h
+SET memory_id = nextval(pg_get_serial_sequence('memories', 'id'))
+WHERE h.action = 'delete' AND EXISTS (SELECT 1 FROM memories m WHERE m.id = h.memory_id);
+"""),
 ]

@@ -95,10 +95,14 @@ class VectorIndex(ABC):
 
 def registered(conn, model_name: str, fingerprint: str, dimensions: int) -> int:
     """The id of the embedding model with this fingerprint, registered now if it is new (by this
-    process or, at the same moment, by another: the fingerprint is unique)."""
+    process or, at the same moment, by another: the fingerprint is unique). A known model is only
+    read: a database opened to read (a full disk) can still be searched by meaning."""
+    known = "SELECT id FROM embedding_models WHERE fingerprint = ?"
+    if (found := conn.execute(known, (fingerprint,)).fetchone()) is not None:
+        return found[0]
     conn.execute("INSERT INTO embedding_models(name, fingerprint, dimensions, created_at) VALUES (?, ?, ?, ?)"
                  " ON CONFLICT (fingerprint) DO NOTHING", (model_name, fingerprint, dimensions, now_iso()))
-    return conn.execute("SELECT id FROM embedding_models WHERE fingerprint = ?", (fingerprint,)).fetchone()[0]
+    return conn.execute(known, (fingerprint,)).fetchone()[0]
 
 
 def model_ids(conn) -> list[int]:
