@@ -1,0 +1,163 @@
+"""The rule-based learner: profile lines from what a person says, with no model (the bundled demo
+model cannot distil), in English and Chinese, in the spirit of seed 002's LearnFromInteractionAsync.
+
+A wrong line is in every prompt from then on, so precision comes before recall: only the person's
+own plain statements count (see ``statements``), each rule asks for the words that make a fact
+(see ``english`` and ``chinese``), and a fact about someone in the person's life ("my mother uses
+a wheelchair") is a line about them, never about the person. What someone else has ("my friend is
+allergic to peanuts") teaches nothing. A later line with the same slot supersedes an earlier one,
+in the message and in the profile: "I moved to Lyon" replaces the old home.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.core.profile import chinese, english
+from engram.core.profile.lines import CATEGORIES, Learned, PreferenceChange
+from engram.core.profile.replies import changes
+from engram.core.profile.said import Said
+from engram.core.profile.statements import Clause, sentences, statements
+
+__all__ = ["CATEGORIES", "Learned", "PreferenceChange", "learn"]
+
+# What a fact about someone in the person's life can be: their health, diet, fears, where they live
+# and work. Their routines and deadlines are theirs to keep.
+_ABOUT_OTHERS = {"allergy", "intolerance", "condition", "medicine", "aid", "diet", "avoid", "fear", "cannot", "home",
+                 "work", "job", "age", "languages", "name", "birthday", "need"}
+_FAMILY_FOR_OTHERS = {"avoid": "diet", "intolerance": "allergy", "aid": "need", "cannot": "need"}
+_HEALTH = {"allergy", "intolerance", "condition", "medicine", "need"}
+_EN_SUBJECT = re.compile(r"(?:i|we)(?:'m|'ve|'re|\s)\s*(?P<p>.*)$", re.IGNORECASE)
+_EN_FRAGMENT = re.compile(r"(?:(?:really|very|so|severely|deathly|terribly|super)\s+)*(?:allergic|afraid|scared|terrified)"
+                          r"\s+(?:to|of)\s", re.IGNORECASE)
+_EN_BASE = {"is": "am", "'s": "am", "has": "have", "doesn't": "don't", "takes": "take", "uses": "use", "lives": "live",
+            "works": "work", "eats": "eat", "drinks": "drink", "speaks": "speak", "suffers": "suffer", "gets": "get",
+            "keeps": "keep", "avoids": "avoid", "hates": "hate", "needs": "need"}
+_EN_VERB = re.compile(r"^((?:(?:also|just|really|still|now|recently|never|always|actually)\s+)*)"
+                      rf"({'|'.join(map(re.escape, _EN_BASE))})(?=\s)", re.IGNORECASE)
+_ZH_SELF = re.compile(r"(?:我|本人)(?!们)(?P<p>.+)$")
+_ZH_OTHER_SUBJECT = re.compile(r"^(?:我|本人|你|他|她|它|这|那|大家|别人|有人)")
+
+
+def learn(text: str) -> tuple[list[Learned], list[PreferenceChange]]:
+    """What a message from the person says about them, by rules (no model)."""
+    lines: dict[str, Learned] = {}
+    for sentence in statements(text):
+        subject = ""
+        for clause in sentence:
+            found, subject = (_chinese if clause.chinese else _english)(clause, subject)
+            for line in found:
+                lines.pop(line.slot, None)          # the later one stands, in its place in the message
+                lines[line.slot] = line
+    asked: dict[str, PreferenceChange] = {}
+    for sentence_text in sentences(text):
+        for change in changes(sentence_text):
+            asked[change.key] = change
+    return list(lines.values()), list(asked.values())
+
+
+def _english(clause: Clause, _: str) -> tuple[list[Learned], str]:
+    said = clause.said.replace("’", "'")
+    found = english.read(said, english.CLAUSES)
+    if found:
+        return [_own(s, clause.text, "en") for s in found], ""
+    person = english.RELATION.match(said)
+    if person:
+        relation = english.RELATIONS[person.group("rel").lower()]
+        adjective = (person.group("adj") or "").strip().lower()
+        if adjective in ("older", "big", "elder", "younger", "little"):
+            relation = ("older " if adjective in ("older", "big", "elder") else "younger ") + relation
+        return _english_relative(relation, person.group("name"), person.group("rest"), clause.text), ""
+    subject = _EN_SUBJECT.match(said)
+    if subject:
+        predicate = subject.group("p")
+        if re.match(r"(?:i|we)'m", said, re.IGNORECASE) or re.match(r"we're", said, re.IGNORECASE):
+            predicate = "am " + predicate
+        elif re.match(r"(?:i|we)'ve", said, re.IGNORECASE):
+            predicate = "have " + predicate
+        elif re.match(r"(?:i|we)\s+(?:am|are)\s", said, re.IGNORECASE):
+            predicate = re.sub(r"^are\b", "am", predicate, flags=re.IGNORECASE)
+    elif _EN_FRAGMENT.match(said):
+        predicate = "am " + said
+    else:
+        return [], ""
+    return [_own(s, clause.text, "en") for s in english.read(predicate)], ""
+
+
+def _english_relative(relation: str, name: str | None, rest: str, evidence: str) -> list[Learned]:
+    found = []
+    if name:
+        found.append(_theirs(Said("people", "name", "", f"is called {name}", 3), relation, evidence, "en"))
+    facts = english.read(rest, english.PERSON_FACTS)
+    if not facts:
+        predicate = _EN_VERB.sub(lambda m: m.group(1) + _EN_BASE[m.group(2).lower()], re.sub(r"^'s\s+", "is ", rest.strip()))
+        facts = english.read(predicate)
+    return found + [_theirs(s, relation, evidence, "en") for s in facts if s.family in _ABOUT_OTHERS]
+
+
+def _chinese(clause: Clause, subject: str) -> tuple[list[Learned], str]:
+    """Lines from a Chinese clause, and the subject a next clause without one has ("" when none)."""
+    said = clause.said
+    if subject and not _ZH_OTHER_SUBJECT.match(said):
+        found, _ = _chinese_with_subject(clause, said, subject)
+        if found:
+            return found, subject
+    found, subject = _chinese_with_subject(clause, said, "")
+    if not found and not _ZH_OTHER_SUBJECT.match(said):
+        return found, ""
+    return found, subject
+
+
+def _chinese_with_subject(clause: Clause, said: str, subject: str) -> tuple[list[Learned], str]:
+    text = subject + said
+    found = chinese.read(text, chinese.CLAUSES)
+    if found:
+        return [_own(s, clause.text, "zh", clause) for s in found], "我" if re.match("我(?![的们])", text) else ""
+    person = chinese.RELATION.match(text)
+    if person:
+        relation = person.group("rel")
+        rest = person.group("rest")
+        facts = chinese.read(rest, chinese.PERSON_FACTS) or chinese.read(rest)
+        shown = chinese.SHOWN.get(relation, relation)
+        lines = [_theirs(s, chinese.RELATIONS[relation], clause.text, "zh", shown, clause)
+                 for s in facts if s.family in _ABOUT_OTHERS]
+        return lines, text[:person.start("rest")]
+    own = _ZH_SELF.match(text)
+    if not own:
+        return [], ""
+    return [_own(s, clause.text, "zh", clause) for s in chinese.read(own.group("p"))], text[:own.start("p")]
+
+
+def _own(said: Said, evidence: str, language: str, clause: Clause | None = None) -> Learned:
+    if said.line:
+        text = said.line
+    elif language == "en":
+        text = said.predicate[:1].upper() + said.predicate[1:] + "."
+    else:
+        text = said.predicate + "。"
+    return Learned(said.category, _as_written(text, clause), said.slot, said.importance, evidence)
+
+
+def _theirs(said: Said, relation: str, evidence: str, language: str, shown: str = "",
+            clause: Clause | None = None) -> Learned:
+    family = _FAMILY_FOR_OTHERS.get(said.family, said.family)
+    if language == "en":
+        who = relation[:1].upper() + relation[1:]
+        if family == "birthday":
+            text = f"{who}'s {said.predicate}."
+        elif family == "age" and said.copula:
+            text = f"{who} is {said.predicate}."
+        else:
+            text = f"{who} {'is ' if said.copula else ''}{said.predicate}."
+    else:
+        text = f"{shown}{said.predicate}。"
+    importance = 4 if family in _HEALTH else 3
+    return Learned("people", _as_written(text, clause), f"{family}:{relation}", importance, evidence)
+
+
+def _as_written(text: str, clause: Clause | None) -> str:
+    """``text`` in the person's script: a clause written in Traditional characters gives a line in them."""
+    if clause is None or clause.said == clause.text or len(clause.said) != len(clause.text):
+        return text
+    written = {s: t for s, t in zip(clause.said, clause.text) if s != t}
+    return "".join(written.get(c, c) for c in text)
