@@ -8,7 +8,8 @@ Every question goes through ``engram.turn_engine.send`` (what ``engram ask`` run
 with the defaults and the bundled models (demo chat model, multilingual-e5-small), a small
 ``--max-tokens``, in a fresh data folder per person; each person is run twice: profile learning
 ``auto`` (the default) and ``off`` (recall alone, as before the profile). A question's needed fact
-is "in context" when it is in ``record.messages`` other than the question itself; the figures are
+is "in context" when it is in ``record.messages`` (the question itself taken out of its message, which also
+carries the recalled memories); the figures are
 the share of such questions and the median ``record.tokens["context"]``, per source and language,
 and the misses are listed.
 
@@ -280,15 +281,20 @@ def run_person(person: Person, mode: str, models: Models, max_tokens: int, keep:
             session = engram.sessions.get_or_create(f"ask-{n}", user)
             result = engram.turn_engine.send(session.id, q.ask, max_tokens=max_tokens)
             messages = list(result.record.messages)
-            last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
-            context = norm("\n".join(str(m.get("content") or "") for i, m in enumerate(messages) if i != last_user))
+            context = norm("\n".join(str(m.get("content") or "") for m in messages))
+            # Recalled memories come in the last user message, before the question: only the
+            # question itself (its last occurrence) is not context.
+            at = context.rfind(norm(q.ask))
+            context = context[:at] + context[at + len(norm(q.ask)):] if at >= 0 else context
             shown = [(t, s) for t, s in lines if norm(t) in context]
             found, how = found_in(q, context, shown)
             rows.append({"source": person.source, "person": person.id, "lang": person.lang, "mode": mode,
                          "question": q.id, "kind": q.kind, "ask": q.ask, "fact": q.fact, "found": found, "via": how,
                          "context_tokens": result.record.tokens.get("context"),
                          "profile_lines": len(lines), "profile_shown": len(shown),
-                         "learned": [t for t, _ in lines][:12], "context": context, "shown": shown})
+                         "learned": [t for t, _ in lines][:12], "context": context, "shown": shown,
+                         "recall": {k: v for k, v in result.record.recall.items() if k in ("searched", "triggers")},
+                         "recalled": len(result.record.recalled)})
             engram.outbox.drain(120)
         for row in rows:
             row["seconds"] = round(time.perf_counter() - started, 1)
@@ -366,7 +372,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sources", nargs="+", default=["own", "longmemeval", "memdaily"],
                         choices=["own", "longmemeval", "memdaily"])
-    parser.add_argument("--limit", type=int, default=20, help="LongMemEval questions of each type")
+    parser.add_argument("--limit", type=int, default=10, help="LongMemEval questions of each type")
     parser.add_argument("--memdaily-limit", type=int, default=40, help="MemDaily questions in all")
     parser.add_argument("--memsim", type=Path, default=Path("/work/cache/memsim"),
                         help="folder with MemDaily's 01_simple_roles.json and 02_conditional_roles.json")
@@ -400,6 +406,8 @@ def main() -> None:
     started = time.perf_counter()
     jobs = [(p, m) for p in people for m in MODES] + \
            [(Person("own", "blank-" + p.id, p.lang, [], [], p.questions), "blank") for p in people if p.source == "own"]
+    order = {"own": 0, "blank": 1, "memdaily": 2, "longmemeval": 3}    # the slowest last
+    jobs.sort(key=lambda job: order["blank" if job[1] == "blank" else job[0].source])
     for n, (person, mode) in enumerate(jobs, 1):
         if (person.source, person.id, mode) in done:
             continue
