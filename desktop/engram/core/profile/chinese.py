@@ -388,14 +388,14 @@ RELATIONS = {
     "妹妹": "younger sister", "爷爷": "grandfather", "奶奶": "grandmother", "外公": "grandfather", "外婆": "grandmother",
     "姥姥": "grandmother", "姥爷": "grandfather", "男朋友": "boyfriend", "女朋友": "girlfriend", "对象": "partner",
     "狗狗": "dog", "狗": "dog", "猫咪": "cat", "猫": "cat", "公公": "father-in-law", "婆婆": "mother-in-law",
-    "岳父": "father-in-law", "岳母": "mother-in-law", "老板": "boss",
+    "岳父": "father-in-law", "岳母": "mother-in-law", "老板": "boss", "上司": "boss", "领导": "boss",
 }
 SHOWN = {"妈": "妈妈", "爸": "爸爸"}
 RELATION = re.compile(rf"我(?:的|家|家的|家里的)?(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})(?:的)?(?P<rest>.*)$")
 _NEEDS = r"(?:坐轮椅|要坐轮椅|需要坐轮椅|行动不便|腿脚不好|耳朵不好|耳背|听力不好|眼睛不好|看不见|失明|瘫痪|卧床|听不清|走不了路)"
 PERSON_FACTS: list[Rule] = [
     chinese_rule(rf"(?:的)?生日是(?P<x>{CALENDAR_DAY})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
-    chinese_rule(r"(?:叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
+    chinese_rule(r"(?:叫|名叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
                  lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
     chinese_rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?|今年(?P<y>{_NUMBER})",
                  lambda m: Said("people", "age", "", f"今年{m.group('x') or m.group('y')}岁", 3)),

@@ -36,6 +36,8 @@ DATE = (rf"(?:(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH
         rf"|{_MONTH})")
 CALENDAR_DAY = (rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                 r"|\d{1,2}/\d{1,2})")
+# A person's name: its capitalised words, all of them ("Mary Ann"), never "I" after it.
+NAME = r"(?-i:[A-Z][\w'-]*(?:\s+(?!I\b)[A-Z][\w'-]*){0,2})"
 _CAPITALISED = r"(?:[A-Z][\w'.-]*(?:\s+(?:(?:de|del|la|le|am|upon|on|of|du|des|y)\b|[A-Z][\w'.-]*))*)"
 
 
