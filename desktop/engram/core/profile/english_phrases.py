@@ -22,7 +22,8 @@ _OBJECT_END = re.compile(r"\s+(?:so|but|because|since|which|that|when|while|if|t
                          r"|(?:last|this|next) (?:year|month|week)|in \d{4}|\d+ years ago|years ago|recently|again"
                          r"|if that matters|just saying|already|in (?:spring|summer|winter|autumn|fall)"
                          r"|(?:all|every|each|most) [a-z]+|who|looking|trying|hoping|working on|sometimes|occasionally"
-                         r"|as needed|when needed|regularly)\b.*$", re.IGNORECASE)
+                         r"|as needed|when needed|regularly|(?:a few|a couple of|several|many|two|three|four|five|\d+) times"
+                         r"|once|twice|now and then|from time to time)\b.*$", re.IGNORECASE)
 _NOT_A_THING = {"anything", "nothing", "everything", "it", "that", "this", "them", "you", "him", "her", "much",
                 "a lot", "any", "some", "those", "there", "out", "much of anything", "mondays", "work", "people",
                 "school", "life", "me", "myself", "the deadline", "missing out"}

@@ -42,17 +42,19 @@ _ANOTHER_PERSON = re.compile(r"\b(?:friend|colleague|coworker|co-worker|neighbou
                              r"|dad|aunt|uncle|cousin|niece|nephew|daughter|son|wife|husband|partner|girlfriend|boyfriend"
                              r"|someone|somebody|woman|man|girl|boy|lady|guy|teacher|doctor|nurse|carer|her|him)s?\b",
                              re.IGNORECASE)
-# The person's own words, which a line about them in the third person cannot hold.
-_EN_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|us|our|ours)\b", re.IGNORECASE)
-_EN_MY_AFTER = re.compile(r"\b(for|with|from|about|of|on|in|at|to)\s+my\s+", re.IGNORECASE)
+# The person's own words, which a line about them in the third person cannot hold. Case counts:
+# a line's own words are in lower case, so "the US" and "I.B.M." are not the person speaking.
+_EN_FIRST_PERSON = re.compile(r"\b(?:I(?:'m|'ve|'d|'ll)?(?![.\w])|me|my|mine|myself|we|us|our|ours)\b")
+_EN_MY_AFTER = re.compile(r"\b(for|with|from|about|of|on|in|at|to)\s+my\s+")
 _EN_TRAILING = re.compile(r"\s+(?:for|with|from|about|of|on|in|at|to|so|because|since|as|when|while|and|but|which|that"
-                          r"|after|before|until)\b", re.IGNORECASE)
+                          r"|after|before|until)\b")
 _ZH_SELF = re.compile(r"(?:我|本人)(?!们)(?P<p>.+)$")
 _ZH_OTHER_SUBJECT = re.compile(r"^(?:我|本人|你|他|她|它|这|那|大家|别人|有人)")
 # Someone or something a Chinese clause names after its subject: 我养了一只猫 (the cat is who
-# a next clause without a subject, 三岁了, is about), 我和老公 (it could be either of them).
+# a next clause without a subject, 三岁了, is about), 我有一只兔子 (an animal, whatever its kind),
+# 我和老公 (it could be either of them).
 _ZH_BEINGS = "|".join(sorted([*chinese.RELATIONS, "同事", "朋友", "邻居", "同学", "室友", "宠物"], key=len, reverse=True))
-_ZH_INTRODUCED = re.compile(rf"(?<!没)(?:有|养|生)了?(?:一|两|三|几)?(?:只|条|个|位|匹|名)?(?P<b>{_ZH_BEINGS})")
+_ZH_INTRODUCED = re.compile(rf"(?<!没)(?:有|养|生)了?[一两三几]?(?:(?:只|条|个|位|匹|头|名)?(?P<b>{_ZH_BEINGS})|只|条|匹|头)")
 _ZH_ALONGSIDE = re.compile(rf"(?:和|跟|同|与|陪|带着?)(?:{_ZH_BEINGS})|[他她它]")
 
 
@@ -81,8 +83,8 @@ def _in_third_person(line: Learned) -> Learned | None:
     first = _EN_FIRST_PERSON.search(text)
     if first:
         cut = [m.start() for m in _EN_TRAILING.finditer(text, 0, first.start())]
-        if not cut:
-            return None
+        if not cut or " " not in text[:cut[-1]].strip():
+            return None                     # nothing a line can stand on is left ("Works.")
         text = text[:cut[-1]].rstrip(" ,") + "."
     return line if text == line.text else replace(line, text=text)
 
@@ -148,6 +150,9 @@ def _chinese(clause: Clause, subject: str) -> tuple[list[Learned], str]:
 
 def _chinese_with_subject(clause: Clause, said: str, subject: str) -> tuple[list[Learned], str]:
     text = subject + said
+    time_first = chinese.TIME_FIRST.match(text)
+    if time_first:
+        text = time_first.group("who") + time_first.group("when") + time_first.group("rest")
     found = read(text, chinese.CLAUSES)
     if found:
         return [_own(s, clause.text, "zh", clause) for s in found], _carried("我" if re.match("我(?![的们])", text) else "", text)
@@ -176,7 +181,8 @@ def _carried(subject: str, rest: str) -> str:
     if not named:
         return subject
     last = max(named, key=lambda m: m.start())
-    return f"我的{last.group('b')}" if last.re is _ZH_INTRODUCED and last.group("b") in chinese.RELATIONS else ""
+    being = last.group("b") if last.re is _ZH_INTRODUCED else None
+    return f"我的{being}" if being in chinese.RELATIONS else ""
 
 
 def _own(said: Said, evidence: str, language: str, clause: Clause | None = None) -> Learned:
