@@ -176,6 +176,14 @@ def test_a_newer_line_with_the_same_slot_supersedes_the_older_one():
     ("我每天早晚各吃一次二甲双胍。", "medicine:metformin", "每天早晚各吃一次二甲双胍。"),
     ("I take insulin before every meal.", "medicine:insulin", "Takes insulin before every meal."),
     ("My visa expires in March.", "deadline:visa", "Visa expires in March."),
+    # found in an end-to-end run on sentences the learner had never seen
+    ("I've got gout.", "condition:gout", "Has gout."),
+    ("I get migraines a few times a month.", "condition:migraines", "Gets migraines."),
+    ("我吃素已经五年了", "diet", "吃素已经五年。"),
+    ("下周五之前我要考护士执照", "exam:护士执照", "下周五之前考护士执照。"),
+    ("这个月底前我要交年度报告", "deadline:年度报告", "这个月底前要交年度报告。"),
+    ("My granddaughter is called Ella.", "name:granddaughter", "Granddaughter is called Ella."),
+    ("我的上司名叫赵雅琳。", "name:boss", "上司叫赵雅琳。"),
 ])
 def test_less_common_ways_of_saying_it(text, slot, line):
     learned = only(text)
@@ -197,3 +205,32 @@ def test_he_or_she_after_a_relative_is_that_relative_unless_someone_else_was_nam
     assert lines("My dad is 70 and he has diabetes.") == [
         ("people", "age:father", "Father is 70."), ("people", "condition:father", "Father has diabetes.")]
     assert learn("My mom has a friend and she's allergic to cats.") == ([], [])
+
+
+def test_a_chinese_clause_without_a_subject_is_about_the_last_one_named_before_it():
+    assert lines("我养了一只猫叫咪咪，三岁了") == [
+        ("people", "name:cat", "猫叫咪咪。"), ("people", "age:cat", "猫今年三岁。")]
+    assert lines("我有一只狗，五岁了") == [("people", "age:dog", "狗今年五岁。")]
+    assert lines("我的上司学历挺高的，是个博士。") == [("people", "job:boss", "上司是博士。")]
+    assert learn("我的同事学历挺高的，是个博士。") == ([], [])
+    assert learn("我家有一只兔子，已经两岁了。") == ([], [])       # an animal no line names: no line
+    assert learn("我和老公住在一起，今年三十岁。") == ([], [])       # either of them: in doubt, no line
+    assert learn("我没有孩子，今年三十岁。")[0][0].slot == "age"       # no child named: still the person
+    assert [line.slot for line in learn("我对猫过敏，也对狗过敏。")[0]] == ["allergy:cats", "allergy:狗"]
+
+
+def test_a_name_is_all_its_capitalised_words():
+    assert only("My boss is called Zhao Yalin.").text == "Boss is called Zhao Yalin."
+    assert only("My sister is called Mary Ann.").text == "Sister is called Mary Ann."
+
+
+def test_a_line_speaks_of_the_person_never_in_their_own_words():
+    assert only("I take amlodipine every evening for my blood pressure").text == (
+        "Takes amlodipine every evening for blood pressure.")
+    assert only("我每个周末都要去看我爸妈。").text == "每个周末都去看爸妈。"
+
+
+def test_get_counts_only_for_a_condition_that_comes_and_goes():
+    assert learn("I get tired a lot.") == learn("I get the flu every winter.") == ([], [])
+    assert lines("I live in Denver and I work as a nurse.") == [
+        ("identity", "home", "Lives in Denver."), ("identity", "job", "Job: nurse.")]

@@ -19,7 +19,11 @@ _ADVERBS = r"(?:现在|目前|一直|已经|平时|平常|从小|本身|也|都|
 _WHEN = r"(?:去年|今年|前年|上个月|上周|最近|前段时间|前几天|\d{4}年)?"
 _NUMBER = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
 DATE = (rf"(?:(?:农历|阴历)?{_NUMBER}月{_NUMBER}[日号]?|{_NUMBER}月(?:底|初|中旬|中|末)|(?:下下?|这|本)?(?:周|星期|礼拜)[一二三四五六日天]|下下?(?:周|星期|礼拜)"
-        rf"|下个?月(?:{_NUMBER}[日号])?|月底|年底|月初|明天|后天|今晚|{_NUMBER}[日号])")
+        rf"|下个?月(?:{_NUMBER}[日号])?|(?:这个?|本|下个?)?月(?:底|末|初)|(?:今|明)?年底|明天|后天|今晚|{_NUMBER}[日号])")
+# By a day: 下周五之前, 这个月底前.
+_BY = rf"(?:{DATE})(?:前|之前|以前)?"
+# A time said before the subject (下周五之前我要考驾照) is read as said after it (我下周五之前要考驾照).
+TIME_FIRST = re.compile(rf"(?P<when>{_BY})(?P<who>我)(?!们|的)(?P<rest>.+)$")
 CALENDAR_DAY = rf"(?:(?:农历|阴历)?{_NUMBER}月{_NUMBER}[日号]?)"
 _FREQUENCY = (r"(?:每(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?|每天|每日|每晚|每早|天天|每个?周末|每个?月|每个?工作日|每隔一天)"
               r"(?:早上|晚上|下午|中午|上午|睡前|饭后|饭前)?(?:\d{1,2}点半?|[一二三四五六七八九十]{1,2}点半?)?")
@@ -345,7 +349,7 @@ PREDICATES: list[Rule] = [
     chinese_rule(rf"{_ADVERBS}(?:出生在|在)(?P<x>[^，,。]{{1,8}}?)(?:长大|出生)", _origin),
     chinese_rule(r"(?:今年)?(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})岁", _age),
     chinese_rule(r"今年(?P<x>\d{1,2}|[一二两三四五六七八九十]{1,3})(?:岁)?", _age),
-    chinese_rule(rf"{_ADVERBS}(?:只)?吃(?:全素|纯素|素|斋)(?:[^，,。]{{0,6}}年)?", _vegetarian),
+    chinese_rule(rf"{_ADVERBS}(?:只)?吃(?:全素|纯素|素|斋)(?:[^，,。]{{0,6}}年多?)?", _vegetarian),
     chinese_rule(rf"{_ADVERBS}(?:在)?(?:坚持)?(?:生酮饮食|轻断食|间歇性断食|低碳饮食|低碳水饮食|地中海饮食)", _vegetarian),
     chinese_rule(rf"{_ADVERBS}(?:已经)?戒(?P<x>酒|糖|咖啡|奶茶|肉)(?:了)?", _gave_up),
     chinese_rule(rf"{_ADVERBS}是(?:一个|一名|个)?(?:严格的)?(?:素食主义者|素食者|纯素食者|纯素主义者|吃素的)", _vegetarian),
@@ -359,7 +363,8 @@ PREDICATES: list[Rule] = [
                  r"(?:[，,].*)?", _cannot),
     chinese_rule(rf"{_ADVERBS}(?:很|特别|非常|容易)?晕(?P<x>车|船|机)(?:很厉害|得厉害|很严重|严重)?(?:[，,].*)?", _motion_sick),
     chinese_rule(rf"(?P<how>{_FREQUENCY})(?:都|会|要|得|必须)*(?P<x>[^，,。]{{1,14}})", _routine),
-    chinese_rule(rf"(?P<when>{DATE})(?:要|得)?考(?P<x>[^，,。]{{1,6}})", _exam),
+    chinese_rule(rf"(?P<when>{_BY})(?:要|得)?考(?P<x>[^，,。]{{1,6}})", _exam),
+    chinese_rule(rf"(?P<when>{_BY})(?:就|都)?(?:要|必须|得|需要)?(?:交|提交|上交|完成)(?P<x>[^，,。]{{1,8}})", _deadline),
     chinese_rule(rf"(?P<when>{DATE})(?:要)?结婚", _wedding),
     chinese_rule(rf"(?P<when>{DATE})(?:要|还)?有(?:个|一个|一场|场|次|一次)?(?P<x>面试|考试|手术|答辩|演讲|比赛|体检|汇报|约会)", _event),
     chinese_rule(rf"(?P<when>{DATE})(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
@@ -377,7 +382,6 @@ CLAUSES: list[Rule] = [
     chinese_rule(r"(?:以后)?(?:请)?(?:回答|回复)?(?:的时候|时)?(?:尽量|最好|请|都)?(?P<x>列要点|分点|分条|用列表|列出要点|多举例子?|举例子"
                  r"|用公制单位|附上代码)(?:回答|说)?.*", _format),
     chinese_rule(r"(?:我)?(?:家)?养了?(?:一只|一条|一个|只|条)?(?P<pet>狗|猫|兔子|鹦鹉|仓鼠)(?:，|,)?(?:叫|名字叫)(?P<x>[^，,。]{1,6})", _pet),
-    chinese_rule(rf"(?P<when>{DATE})我(?:要|得)?去看(?P<x>牙医|医生|眼科|中医|心理医生)", _appointment),
 ]
 
 RELATIONS = {
@@ -388,14 +392,14 @@ RELATIONS = {
     "妹妹": "younger sister", "爷爷": "grandfather", "奶奶": "grandmother", "外公": "grandfather", "外婆": "grandmother",
     "姥姥": "grandmother", "姥爷": "grandfather", "男朋友": "boyfriend", "女朋友": "girlfriend", "对象": "partner",
     "狗狗": "dog", "狗": "dog", "猫咪": "cat", "猫": "cat", "公公": "father-in-law", "婆婆": "mother-in-law",
-    "岳父": "father-in-law", "岳母": "mother-in-law", "老板": "boss",
+    "岳父": "father-in-law", "岳母": "mother-in-law", "老板": "boss", "上司": "boss", "领导": "boss",
 }
 SHOWN = {"妈": "妈妈", "爸": "爸爸"}
 RELATION = re.compile(rf"我(?:的|家|家的|家里的)?(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})(?:的)?(?P<rest>.*)$")
 _NEEDS = r"(?:坐轮椅|要坐轮椅|需要坐轮椅|行动不便|腿脚不好|耳朵不好|耳背|听力不好|眼睛不好|看不见|失明|瘫痪|卧床|听不清|走不了路)"
 PERSON_FACTS: list[Rule] = [
     chinese_rule(rf"(?:的)?生日是(?P<x>{CALENDAR_DAY})", lambda m: Said("people", "birthday", "", f"的生日是{m.group('x')}", 3)),
-    chinese_rule(r"(?:叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
+    chinese_rule(r"(?:叫|名叫|的名字是|的名字叫|名字叫|名字是)(?P<x>[^，,。]{1,8})",
                  lambda m: (lambda said: Said("people", "name", "", said.predicate, 3) if said else None)(_name(m))),
     chinese_rule(rf"(?:今年)?(?P<x>{_NUMBER})岁(?:了)?|今年(?P<y>{_NUMBER})",
                  lambda m: Said("people", "age", "", f"今年{m.group('x') or m.group('y')}岁", 3)),

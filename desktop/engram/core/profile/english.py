@@ -18,7 +18,7 @@ from engram.core.profile import english_diet as diet
 from engram.core.profile import english_health as health
 from engram.core.profile import english_identity as identity
 from engram.core.profile import english_limits as limits
-from engram.core.profile.english_phrases import CALENDAR_DAY, DATE, tidy
+from engram.core.profile.english_phrases import CALENDAR_DAY, DATE, NAME, tidy
 from engram.core.profile.rules import Rule, english_rule
 from engram.core.profile.said import Said
 
@@ -37,7 +37,7 @@ def _units(m: re.Match) -> Said:
 
 # Whole clauses about the person that are not "I ...": "My name is Wei", "Call me Sam".
 CLAUSES: list[Rule] = [
-    english_rule(r"(?:my\s+)?(?:first\s+|full\s+)?name(?:'s|\s+is)\s+(?P<x>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}))"
+    english_rule(rf"(?:my\s+)?(?:first\s+|full\s+)?name(?:'s|\s+is)\s+(?P<x>{NAME})"
                  r"(?:\s+(?:by the way|btw|but|and|though|so)\b.*)?", identity.name),
     english_rule(r"i(?:'m|\s+am)\s+called\s+(?P<x>\S+)", identity.name),
     english_rule(r"i\s+go\s+by\s+(?P<x>\S+)", identity.name),
@@ -79,6 +79,7 @@ RELATIONS = {
     "boyfriend": "boyfriend", "girlfriend": "girlfriend", "fiance": "fiance", "fiancé": "fiance",
     "fiancée": "fiance", "baby": "baby", "dog": "dog", "cat": "cat", "boss": "boss", "stepmother": "stepmother",
     "stepfather": "stepfather", "stepson": "stepson", "stepdaughter": "stepdaughter", "twins": "twins",
+    "granddaughter": "granddaughter", "grandson": "grandson", "grandchildren": "grandchildren", "grandkids": "grandchildren",
 }
 RELATION = re.compile(
     rf"my\s+(?P<adj>(?:older|younger|little|big|elder|baby|twin)\s+)?(?P<rel>{'|'.join(RELATIONS)})\b"
@@ -86,7 +87,7 @@ RELATION = re.compile(
 PERSON_FACTS: list[Rule] = [
     english_rule(rf"'s\s+birthday\s+is\s+(?:on\s+)?(?P<x>{CALENDAR_DAY})(?:\s.*)?", lambda m: Said(
         "people", "birthday", "", f"birthday is {m.group('x')}", 3)),
-    english_rule(r"(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by)\s+(?P<x>[A-Z][\w'-]*)(?:\s.*)?", lambda m: Said(
+    english_rule(rf"(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by)\s+(?P<x>{NAME})(?:\s.*)?", lambda m: Said(
         "people", "name", "", f"is called {m.group('x')}", 3)),
     english_rule(r"(?:\s+|'s\s+)(?:uses|is\s+in|needs)\s+(?P<x>an?\s+(?:wheelchair|walker|cane|hearing aid|walking stick))(?:\s.*)?",
                  lambda m: Said("people", "need", "", f"uses {m.group('x')}", 4)),

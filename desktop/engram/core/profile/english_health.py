@@ -45,6 +45,17 @@ def _condition(m: re.Match) -> Said | None:
     return Said("health", "condition", known or key_of(thing), f"has {thing}", 5)
 
 
+# Conditions that come and go, by the slot each has: "get" counts only for these ("I get migraines
+# a few times a month"), so "I get tired" and "I get the flu" say nothing.
+_EPISODES = {"migraines": "migraines", "migraine attacks": "migraines", "cluster headaches": "cluster headaches",
+             "seizures": "seizures", "panic attacks": "panic attacks", "asthma attacks": "asthma", "gout attacks": "gout"}
+
+
+def _episodes(m: re.Match) -> Said:
+    thing = m.group("x").lower()
+    return Said("health", "condition", _EPISODES[thing], f"gets {thing}", 5)
+
+
 def _condition_adjective(m: re.Match) -> Said:
     adjective = m.group("x").lower()
     rest = tidy(m.group("rest") or "")
@@ -96,6 +107,7 @@ RULES: list[Rule] = [
     english_rule(r"have\s+(?:an?\s+)?(?P<x>lactose|gluten|fructose|histamine)\s+intolerance(?:\s.*)?", _intolerance),
     english_rule(r"(?:have got|have had|have|live with|was diagnosed with|have been diagnosed with|got diagnosed with|suffer from"
                  r"|am diagnosed with|got)\s+(?P<x>.+)", _condition),
+    english_rule(rf"(?:often\s+|still\s+|sometimes\s+)?(?:get|keep getting)\s+(?P<x>{'|'.join(_EPISODES)})(?:\s.*)?", _episodes),
     english_rule(rf"am\s+{ADVERBS}(?P<x>{'|'.join(CONDITION_ADJECTIVES)})(?P<rest>\s+in\s+.+|\s.*)?", _condition_adjective),
     english_rule(rf"(?:take|have to take|need to take|inject)\s+(?P<x>.+?)\s+(?P<how>(?:{FREQUENCY}).*)", _take),
     english_rule(r"(?:take|am taking)\s+(?P<x>[\w-]+(?:\s+[\w-]+)?)(?P<how>)", _take),

@@ -22,7 +22,8 @@ _OBJECT_END = re.compile(r"\s+(?:so|but|because|since|which|that|when|while|if|t
                          r"|(?:last|this|next) (?:year|month|week)|in \d{4}|\d+ years ago|years ago|recently|again"
                          r"|if that matters|just saying|already|in (?:spring|summer|winter|autumn|fall)"
                          r"|(?:all|every|each|most) [a-z]+|who|looking|trying|hoping|working on|sometimes|occasionally"
-                         r"|as needed|when needed|regularly)\b.*$", re.IGNORECASE)
+                         r"|as needed|when needed|regularly|(?:a few|a couple of|several|many|two|three|four|five|\d+) times"
+                         r"|once|twice|now and then|from time to time)\b.*$", re.IGNORECASE)
 _NOT_A_THING = {"anything", "nothing", "everything", "it", "that", "this", "them", "you", "him", "her", "much",
                 "a lot", "any", "some", "those", "there", "out", "much of anything", "mondays", "work", "people",
                 "school", "life", "me", "myself", "the deadline", "missing out"}
@@ -36,6 +37,8 @@ DATE = (rf"(?:(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH
         rf"|{_MONTH})")
 CALENDAR_DAY = (rf"(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                 r"|\d{1,2}/\d{1,2})")
+# A person's name: its capitalised words, all of them ("Mary Ann"), never "I" after it.
+NAME = r"(?-i:[A-Z][\w'-]*(?:\s+(?!I\b)[A-Z][\w'-]*){0,2})"
 _CAPITALISED = r"(?:[A-Z][\w'.-]*(?:\s+(?:(?:de|del|la|le|am|upon|on|of|du|des|y)\b|[A-Z][\w'.-]*))*)"
 
 

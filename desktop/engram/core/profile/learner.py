@@ -12,6 +12,7 @@ in the message and in the profile: "I moved to Lyon" replaces the old home.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from engram.core.profile import chinese, english
 from engram.core.profile.lines import CATEGORIES, Learned, PreferenceChange
@@ -41,8 +42,20 @@ _ANOTHER_PERSON = re.compile(r"\b(?:friend|colleague|coworker|co-worker|neighbou
                              r"|dad|aunt|uncle|cousin|niece|nephew|daughter|son|wife|husband|partner|girlfriend|boyfriend"
                              r"|someone|somebody|woman|man|girl|boy|lady|guy|teacher|doctor|nurse|carer|her|him)s?\b",
                              re.IGNORECASE)
+# The person's own words, which a line about them in the third person cannot hold. Case counts:
+# a line's own words are in lower case, so "the US" and "I.B.M." are not the person speaking.
+_EN_FIRST_PERSON = re.compile(r"\b(?:I(?:'m|'ve|'d|'ll)?(?![.\w])|me|my|mine|myself|we|us|our|ours)\b")
+_EN_MY_AFTER = re.compile(r"\b(for|with|from|about|of|on|in|at|to)\s+my\s+")
+_EN_TRAILING = re.compile(r"\s+(?:for|with|from|about|of|on|in|at|to|so|because|since|as|when|while|and|but|which|that"
+                          r"|after|before|until)\b")
 _ZH_SELF = re.compile(r"(?:我|本人)(?!们)(?P<p>.+)$")
 _ZH_OTHER_SUBJECT = re.compile(r"^(?:我|本人|你|他|她|它|这|那|大家|别人|有人)")
+# Someone or something a Chinese clause names after its subject: 我养了一只猫 (the cat is who
+# a next clause without a subject, 三岁了, is about), 我有一只兔子 (an animal, whatever its kind),
+# 我和老公 (it could be either of them).
+_ZH_BEINGS = "|".join(sorted([*chinese.RELATIONS, "同事", "朋友", "邻居", "同学", "室友", "宠物"], key=len, reverse=True))
+_ZH_INTRODUCED = re.compile(rf"(?<!没)(?:有|养|生)了?[一两三几]?(?:(?:只|条|个|位|匹|头|名)?(?P<b>{_ZH_BEINGS})|只|条|匹|头)")
+_ZH_ALONGSIDE = re.compile(rf"(?:和|跟|同|与|陪|带着?)(?:{_ZH_BEINGS})|[他她它]")
 
 
 def learn(text: str) -> tuple[list[Learned], list[PreferenceChange]]:
@@ -52,7 +65,7 @@ def learn(text: str) -> tuple[list[Learned], list[PreferenceChange]]:
         subject = ""
         for clause in sentence:
             found, subject = (_chinese if clause.chinese else _english)(clause, subject)
-            for line in found:
+            for line in filter(None, map(_in_third_person, found)):
                 lines.pop(line.slot, None)          # the later one stands, in its place in the message
                 lines[line.slot] = line
     asked: dict[str, PreferenceChange] = {}
@@ -60,6 +73,20 @@ def learn(text: str) -> tuple[list[Learned], list[PreferenceChange]]:
         for change in changes(sentence_text):
             asked[change.key] = change
     return list(lines.values()), list(asked.values())
+
+
+def _in_third_person(line: Learned) -> Learned | None:
+    """``line`` as a line about the person, not in their words: "for my blood pressure" becomes
+    "for blood pressure" (去看我爸妈, 去看爸妈), a trailing phrase that still says "I" or "me" comes
+    off, and a line that cannot lose them is no line."""
+    text = re.sub(r"我的?", "", _EN_MY_AFTER.sub(r"\1 ", line.text))
+    first = _EN_FIRST_PERSON.search(text)
+    if first:
+        cut = [m.start() for m in _EN_TRAILING.finditer(text, 0, first.start())]
+        if not cut or " " not in text[:cut[-1]].strip():
+            return None                     # nothing a line can stand on is left ("Works.")
+        text = text[:cut[-1]].rstrip(" ,") + "."
+    return line if text == line.text else replace(line, text=text)
 
 
 def _english(clause: Clause, subject: str) -> tuple[list[Learned], str]:
@@ -123,9 +150,12 @@ def _chinese(clause: Clause, subject: str) -> tuple[list[Learned], str]:
 
 def _chinese_with_subject(clause: Clause, said: str, subject: str) -> tuple[list[Learned], str]:
     text = subject + said
+    time_first = chinese.TIME_FIRST.match(text)
+    if time_first:
+        text = time_first.group("who") + time_first.group("when") + time_first.group("rest")
     found = read(text, chinese.CLAUSES)
     if found:
-        return [_own(s, clause.text, "zh", clause) for s in found], "我" if re.match("我(?![的们])", text) else ""
+        return [_own(s, clause.text, "zh", clause) for s in found], _carried("我" if re.match("我(?![的们])", text) else "", text)
     person = chinese.RELATION.match(text)
     if person:
         relation = person.group("rel")
@@ -134,11 +164,25 @@ def _chinese_with_subject(clause: Clause, said: str, subject: str) -> tuple[list
         shown = chinese.SHOWN.get(relation, relation)
         lines = [_theirs(s, chinese.RELATIONS[relation], clause.text, "zh", shown, clause)
                  for s in facts if s.family in _ABOUT_OTHERS]
-        return lines, text[:person.start("rest")]
+        return lines, _carried(text[:person.start("rest")], rest)
     own = _ZH_SELF.match(text)
     if not own:
         return [], ""
-    return [_own(s, clause.text, "zh", clause) for s in read(own.group("p"), chinese.PREDICATES)], text[:own.start("p")]
+    mine = [_own(s, clause.text, "zh", clause) for s in read(own.group("p"), chinese.PREDICATES)]
+    if not mine and own.group("p").startswith("的"):
+        return [], ""                       # 我的同事学历挺高的: what follows is not about the person
+    return mine, _carried(text[:own.start("p")], own.group("p"))
+
+
+def _carried(subject: str, rest: str) -> str:
+    """Who a next Chinese clause without a subject is about: the last one this clause named
+    (我养了一只猫叫咪咪，三岁了 is the cat's age), or nobody when that is in doubt (我和老公...)."""
+    named = [*_ZH_INTRODUCED.finditer(rest), *_ZH_ALONGSIDE.finditer(rest)]
+    if not named:
+        return subject
+    last = max(named, key=lambda m: m.start())
+    being = last.group("b") if last.re is _ZH_INTRODUCED else None
+    return f"我的{being}" if being in chinese.RELATIONS else ""
 
 
 def _own(said: Said, evidence: str, language: str, clause: Clause | None = None) -> Learned:
