@@ -15,7 +15,7 @@ import pytest
 from engram.core.errors import InvalidInput
 from engram.core.files.catalog import INDEXED, PROBLEM
 from engram.core.files.converters import NO_TEXT_LAYER
-from engram.core.files.documents import CONVERTING
+from engram.core.files.documents import CONVERT_JOB, CONVERTING
 from engram.core.files.formats import SOURCES_DIR
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "documents"
@@ -69,6 +69,7 @@ def test_each_format_becomes_markdown_beside_its_original_and_its_chunks_cite_th
     markdown = engram.files.status(chat, f"{file}.md")
     assert markdown.status == INDEXED and markdown.chunks > 0
     assert any(where.startswith(cited) for where in search(engram, chat, sentence))
+    assert engram.store.pending_embeddings() == 0        # embedded by the outbox after the words were searchable
 
 
 def test_a_pdf_hit_cites_the_page_it_is_on(engram, chat, tmp_path):
@@ -106,7 +107,7 @@ def test_a_document_dropped_into_the_folder_moves_to_sources_and_is_converted(en
     engram.files.sync_folder(chat)                       # what the watcher does on its report
     assert not (folder / "budget.xlsx").exists() and (folder / SOURCES_DIR / "budget.xlsx").exists()
     assert engram.files.status(chat, f"{SOURCES_DIR}/budget.xlsx").detail == CONVERTING
-    assert engram.outbox.health().pending == 1           # durable: queued, not yet done
+    assert [job.kind for job in engram.outbox.jobs("pending")] == [CONVERT_JOB]     # durable: queued, not yet done
     assert engram.outbox.drain(timeout=30)
     assert engram.files.status(chat, "budget.xlsx.md").chunks > 0
 
@@ -119,7 +120,8 @@ def test_a_hand_edit_is_kept_and_a_changed_original_is_converted_again(engram, c
     markdown = folder / "page.html.md"
     markdown.write_text(markdown.read_text().replace("first version", "my own words"), encoding="utf-8")
     engram.files.sync_folder(chat)
-    assert search(engram, chat, "my own words") and engram.outbox.health().pending == 0    # no re-conversion
+    assert search(engram, chat, "my own words")
+    assert not [job for job in engram.outbox.jobs("pending") if job.kind == CONVERT_JOB]       # no re-conversion
     (folder / name).write_text("<h1>Plan</h1><p>second version</p>", encoding="utf-8")
     engram.files.sync_folder(chat)
     assert engram.outbox.drain(timeout=30)

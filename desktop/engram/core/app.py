@@ -249,7 +249,7 @@ class Engram:
         """Documents attached to chats (PDF, DOCX, ...), converted to markdown by the outbox; made
         with ``files``, so that a document the watcher finds in a folder is converted too."""
         return Documents(self.files, lambda payload: self.outbox.enqueue(CONVERT_JOB, payload, unique=True),
-                         lambda: self.settings.document_max_mb)
+                         lambda: self.settings.document_max_mb, self.embed_later)
 
     @cached_property
     def turn_engine(self) -> TurnEngine:

@@ -34,6 +34,7 @@ MAX_SHEET_ROWS = 20_000
 NO_TEXT_LAYER = "no text layer: scanned pages need OCR, not done"
 _PDFIUM = threading.Lock()                 # PDFium is not thread-safe
 _ESCAPE = re.compile(r"^([ \t]*)(#|```|~~~)", re.MULTILINE)
+_CJK_WRAP = re.compile(r"(?<=[\u3400-\u9fff\u3001\uff0c])\n(?=[\u3400-\u9fff])")   # a PDF line end inside Chinese
 
 
 class Cancelled(Exception):
@@ -89,7 +90,7 @@ def _pdf(path: Path, progress: Progress) -> Converted:
             for number in range(1, total + 1):
                 page = pdf[number - 1]
                 textpage = page.get_textpage()
-                text = plain(textpage.get_text_range())
+                text = _CJK_WRAP.sub("", plain(textpage.get_text_range()))
                 textpage.close()
                 page.close()
                 if len(text) < 3:

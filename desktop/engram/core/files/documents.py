@@ -44,11 +44,14 @@ Listener = Callable[[str, str, int, int], None]      # (folder, source name, don
 
 
 class Documents:
-    def __init__(self, index: FileIndex, enqueue: Callable[[dict], object], max_mb: Callable[[], int]):
+    def __init__(self, index: FileIndex, enqueue: Callable[[dict], object], max_mb: Callable[[], int],
+                 embed_later: Callable[[], None]):
         """``enqueue``: queues a CONVERT_JOB with its payload on the outbox (whose handler calls
-        ``run``); ``max_mb``: the document_max_mb setting, read at each use (Settings may change it)."""
+        ``run``); ``max_mb``: the document_max_mb setting, read at each use (Settings may change it);
+        ``embed_later``: queues the embedding of chunks stored without vectors (a document's)."""
         self.index = index
         self.enqueue = enqueue
+        self.embed_later = embed_later
         self.max_mb = max_mb
         self.progress: dict[tuple[str, str], tuple[int, int]] = {}
         self._listeners: list[Listener] = []

@@ -310,6 +310,13 @@ class FileIndex:
         pieces = [Piece(memory_text(name, c, source), doc.body_line + c.line - 1,
                         {"folder": folder, "path": name, "headings": list(c.headings)} | ({"document": source} if source else {}))
                   for c in chunking.split(doc.body)]
+        if source and self.documents is not None:
+            # A document's hundreds of chunks are found by words at once and by meaning once the
+            # outbox has embedded them: a book must not hold the index for minutes.
+            status = self.catalog.record(folder, name, scope, INDEXED, doc.problem, doc.description, digest,
+                                         len(data), pieces, embed=False)
+            self.documents.embed_later()
+            return status
         return self.catalog.record(folder, name, scope, INDEXED, doc.problem, doc.description, digest, len(data),
                                    pieces)
 
