@@ -221,3 +221,43 @@ def test_a_conversion_is_cancelled_at_the_next_page(engram, chat):
     engram.files.sync_folder(chat, force=True)
     assert engram.outbox.drain(timeout=30)
     assert (engram.files.folder(chat).path / "test.pptx.md").exists() and (6, 6) in seen
+
+
+def test_forgetting_words_of_a_document_removes_its_original_too(engram, chat, tmp_path):
+    from engram.core.forget import forget_everywhere
+
+    page = tmp_path / "letter.html"
+    page.write_text("<h1>Letter</h1><p>My locker code is zebra-4471-quartz, keep it safe.</p>", encoding="utf-8")
+    name = attach(engram, chat, page)
+    folder = engram.files.folder(chat).path
+    forget_everywhere(engram, "zebra-4471-quartz", "alice", files=True)
+    assert not (folder / name).exists()
+    assert "zebra-4471-quartz" not in (folder / "letter.html.md").read_text()
+    assert not search(engram, chat, "zebra-4471-quartz") and engram.files.status(chat, name).status == "removed"
+
+
+def test_the_watcher_converts_a_document_saved_into_the_folder(engram, chat):
+    import time
+
+    from engram.core.files.watcher import FolderWatcher
+
+    engram.outbox.start()
+    with FolderWatcher(engram.files):
+        shutil.copy(DATA / "test.pdf", engram.files.folder(chat).path / "paper.pdf")
+        deadline = time.monotonic() + 30
+        while not search(engram, chat, "powerful agents") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert search(engram, chat, "powerful agents")[0] == "paper.pdf, p. 1"
+
+
+def test_engram_files_add_converts_and_says_how_each_went(tmp_path, capsys):
+    from engram.cli import main
+
+    assert main(["files", "add", "--session", "s1", str(DATA / "test.xlsx"), str(DATA / "scanned-medical-report.pdf"),
+                 str(tmp_path / "missing.pdf")]) == 1
+    out, err = capsys.readouterr()
+    assert "added sources/test.xlsx: Excel workbook (XLSX), 2 sheets; text in test.xlsx.md" in out
+    assert f"problem: sources/scanned-medical-report.pdf: scanned-medical-report.pdf: {NO_TEXT_LAYER}" in err
+    assert "missing.pdf is not a file" in err
+    assert main(["files", "search", "--session", "s1", "Alpha Beta"]) == 0
+    assert "test.xlsx, sheet Sheet1" in capsys.readouterr().out

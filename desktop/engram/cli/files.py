@@ -142,17 +142,20 @@ class _Bar:
         if done < 0:
             self.end()
             return
+        terminal = sys.__stderr__       # not main's escaping wrapper, which would show "\r"; names hold no controls
+        if terminal is None or not terminal.isatty():     # a script's log gets the outcome lines only
+            return
         width = 24
         fill = int(width * done / total) if total else width
         line = f"{name.rsplit('/', 1)[-1]} [{'#' * fill:<{width}}] {done}/{total}"
         columns = shutil.get_terminal_size((100, 20)).columns
-        sys.stderr.write("\r" + line[:columns - 1].ljust(columns - 1))
-        sys.stderr.flush()
+        terminal.write("\r" + line[:columns - 1].ljust(columns - 1))
+        terminal.flush()
         self.drawn = True
 
     def end(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\n")
+        if self.drawn and sys.__stderr__ is not None:
+            sys.__stderr__.write("\n")
             self.drawn = False
 
 

@@ -189,7 +189,7 @@ def _xlsx(path: Path, progress: Progress) -> Converted:
         parts: list[str] = []
         total = len(book.worksheets)
         for number, sheet in enumerate(book.worksheets, start=1):
-            rows = []
+            rows: list[list[str]] = []
             for row in sheet.iter_rows(values_only=True):
                 if len(rows) == MAX_SHEET_ROWS:
                     break
@@ -246,7 +246,7 @@ def _html(path: Path, progress: Progress) -> Converted:
 def _epub(path: Path, progress: Progress) -> Converted:
     with zipfile.ZipFile(path) as z:
         container = ElementTree.fromstring(z.read("META-INF/container.xml"))
-        opf_path = next(e.get("full-path") for e in container.iter() if e.tag.endswith("rootfile"))
+        opf_path = next(e.get("full-path", "") for e in container.iter() if e.tag.endswith("rootfile"))
         opf = ElementTree.fromstring(z.read(opf_path))
         items = {e.get("id"): e.get("href") for e in opf.iter() if e.tag.endswith("}item")}
         spine = [e.get("idref") for e in opf.iter() if e.tag.endswith("}itemref")]

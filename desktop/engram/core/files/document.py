@@ -47,7 +47,7 @@ def parse(text: str) -> Document:
     description = meta.get("description")
     if description is not None and not isinstance(description, str):
         return Document(fallback_description(body), body, body_line, "the front matter's description is not text")
-    source = meta.get("source") if isinstance(meta.get("source"), dict) else {}
+    source = meta["source"] if isinstance(meta.get("source"), dict) else {}
     return Document(_clip(description) if description and description.strip() else fallback_description(body),
                     body, body_line, source=source)
 
