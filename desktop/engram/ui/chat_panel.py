@@ -46,7 +46,7 @@ class ChatPanel(QWidget):
         bottom = QVBoxLayout()
         bottom.setContentsMargins(20, 8, 20, 10)
         line = QHBoxLayout()
-        self.attach = QPushButton("📎")
+        self.attach = QPushButton(self.tr("Attach…"))
         self.attach.setObjectName("Attach")
         self.attach.setToolTip(self.tr("Attach documents to this chat (PDF, Word, slides, spreadsheets, web pages,"
                                        " e-books); you can also drop them here"))

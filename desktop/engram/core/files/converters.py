@@ -100,7 +100,7 @@ def _pdf(path: Path, progress: Progress) -> Converted:
         finally:
             pdf.close()
     if total == 0 or len(empty) == total:
-        raise InvalidInput(f"{path.name}: {NO_TEXT_LAYER}", hint="run OCR on it (e.g. ocrmypdf) and add the result")
+        raise InvalidInput(NO_TEXT_LAYER, hint="run OCR on it (e.g. ocrmypdf) and add the result")
     note = f"{len(empty)} of {total} pages have no text layer (scanned: they need OCR, not done)" if empty else ""
     return Converted("\n".join(parts), total, "pages", title, note)
 

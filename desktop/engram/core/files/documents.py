@@ -193,7 +193,8 @@ class Documents:
                 notes.append(f"your edits are kept in {kept}")
                 self.index.sync_file(folder, kept)
         body = converted.markdown.rstrip() + "\n"
-        header = {"description": converted.title or document.fallback_description(body) or source["name"],
+        first = next((line for line in body.splitlines() if line.strip() and not line.startswith("#")), "")
+        header = {"description": converted.title or f"{source['name']}: {first.strip()}".rstrip(": "),
                   "source": source | {"body_sha256": _body_hash(body)}}
         write_bytes_atomic(path, document.render_meta(header, body).encode("utf-8"))
         self.index.sync_file(folder, target)
