@@ -72,10 +72,11 @@ def test_each_format_becomes_markdown_beside_its_original_and_its_chunks_cite_th
     assert engram.store.pending_embeddings() == 0        # embedded by the outbox after the words were searchable
 
 
+@pytest.mark.both_backends
 def test_a_pdf_hit_cites_the_page_it_is_on(engram, chat, tmp_path):
     import pypdfium2
 
-    # Two real pages: the test paper's page, then a pdfminer-free copy of it with a different page after.
+    # Two real pages (the test paper's page twice): each hit cites the page its chunk is on.
     merged = pypdfium2.PdfDocument.new()
     merged.import_pages(pypdfium2.PdfDocument(str(DATA / "test.pdf")))
     merged.import_pages(pypdfium2.PdfDocument(str(DATA / "test.pdf")))
