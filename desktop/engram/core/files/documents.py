@@ -4,7 +4,8 @@ One operation whichever way a document arrives: ``add`` (the command line, the w
 paperclip) copies it into ``sources/``; a document a person drops into the chat's folder is moved
 there by the index (``adopt``). Either way the index sees new bytes in ``sources/`` and queues
 a conversion on the outbox: durable (a crash or a restart resumes it), retried when the disk
-fails, and visible (the outbox's health, the source's status detail ``CONVERTING``, ``progress``).
+fails, and visible (the outbox's health, the source's status detail ``CONVERTING``, and the
+pages done so far for those who ``subscribe``).
 
 The conversion writes ``report.pdf.md`` in one atomic rename, with front matter that names its
 source (file name, size, sha256, pages), so the markdown appears complete or not at all, and
@@ -30,7 +31,7 @@ from pathlib import Path
 from engram.core.errors import DataDirError, InvalidInput, NotFound
 from engram.core.files import document
 from engram.core.files.catalog import INDEXED, PROBLEM
-from engram.core.files.converters import Cancelled, convert
+from engram.core.files.converters import Cancelled, Converted, convert
 from engram.core.files.folder import file_hash
 from engram.core.files.formats import KINDS, SOURCES_DIR, SUFFIXES, is_document_name, markdown_name, sniff
 from engram.core.files.index import FileIndex
@@ -53,7 +54,6 @@ class Documents:
         self.enqueue = enqueue
         self.embed_later = embed_later
         self.max_mb = max_mb
-        self.progress: dict[tuple[str, str], tuple[int, int]] = {}
         self._listeners: list[Listener] = []
         self._cancelled: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
@@ -173,10 +173,9 @@ class Documents:
         finally:
             with self._lock:
                 self._cancelled.discard(key)
-                self.progress.pop(key, None)
             self._tell(folder, name, -1, -1)
 
-    def _write(self, folder: str, name: str, converted, source: dict, notes: list[str]) -> str:
+    def _write(self, folder: str, name: str, converted: Converted, source: dict, notes: list[str]) -> str:
         """Write the markdown (atomically) and index it; returns the notes for the status. A hand
         edit of an earlier conversion is kept beside it, under a name that says so."""
         session_folder = self.index.folder(folder)
@@ -216,7 +215,6 @@ class Documents:
         with self._lock:
             if key in self._cancelled:
                 raise Cancelled()
-            self.progress[key] = (done, total)
         self._tell(*key, done, total)
 
     def _tell(self, folder: str, name: str, done: int, total: int) -> None:

@@ -11,6 +11,12 @@ reported, never raised. ``memories.md`` itself gets a status only while it canno
 (a full disk, a read-only folder, a folder of that name in the way): a ``problem`` that the next
 successful write clears.
 
+Documents (PDF, DOCX, ...; formats.py) are not read here: one put in the folder moves into
+``sources/`` and new bytes there are handed to documents.py, which converts them on the outbox
+into ``<name>.md`` beside them; that markdown is then indexed like any file, its chunks citing
+the document's page ("report.pdf, p. 12") and embedded by the outbox, so that a book's hundreds
+of chunks are found by words at once and never hold this index's lock for minutes.
+
 A folder whose session is gone (deleted) is left alone: nothing indexes it or writes into it, so
 the watcher's late reports about it change nothing and nothing re-creates it.
 
