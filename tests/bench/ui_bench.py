@@ -81,7 +81,16 @@ if document:
     window.attachments.add([document])
     last[0] = time.perf_counter()
     ticker.start()
-    wait(lambda: engram.files.status(folder, converted).chunks > 0 and engram.store.pending_embeddings() == 0, 900)
+    import threading
+    done = threading.Event()     # polled off the GUI thread: the probe's queries are not the window's
+
+    def probe():
+        while not (engram.files.status(folder, converted).chunks > 0 and engram.store.pending_embeddings() == 0):
+            time.sleep(0.2)
+        done.set()
+
+    threading.Thread(target=probe, daemon=True).start()
+    wait(done.is_set, 900)
     ticker.stop()
     marks["document_s"] = time.perf_counter() - started_conversion
     marks["document_chunks"] = engram.files.status(folder, converted).chunks
