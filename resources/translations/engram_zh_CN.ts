@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Attachments</name>
+    <message>
+        <source>Send a first message, then attach documents to this chat.</source>
+        <translation>请先发送一条消息，再把文档附加到这个对话。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Not attached:&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;未附加：&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Attached {names}; converting…</source>
+        <translation>已附加 {names}，正在转换…</translation>
+    </message>
+    <message>
+        <source>Converting {name}: {done} of {total}</source>
+        <translation>正在转换 {name}：{done} / {total}</translation>
+    </message>
+    <message>
+        <source>Converting &lt;b&gt;{name}&lt;/b&gt; ({total} pages)…</source>
+        <translation>正在转换 &lt;b&gt;{name}&lt;/b&gt;（{total} 页）…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{name} was not converted:&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;{name} 未能转换：&lt;/b&gt;{why}</translation>
+    </message>
+</context>
+<context>
     <name>Bubble</name>
     <message>
         <source>You</source>
@@ -57,6 +88,14 @@
         <translation>新对话</translation>
     </message>
     <message>
+        <source>Attach…</source>
+        <translation>附加…</translation>
+    </message>
+    <message>
+        <source>Attach documents to this chat (PDF, Word, slides, spreadsheets, web pages, e-books); you can also drop them here</source>
+        <translation>把文档附加到这个对话（PDF、Word、幻灯片、电子表格、网页、电子书）；也可以直接拖放到这里</translation>
+    </message>
+    <message>
         <source>Send</source>
         <translation>发送</translation>
     </message>
@@ -67,6 +106,14 @@
     <message>
         <source>Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat · Ctrl+F search</source>
         <translation>Enter 发送 · Shift+Enter 换行 · Esc 停止 · Ctrl+N 新对话 · Ctrl+F 搜索</translation>
+    </message>
+    <message>
+        <source>Attach documents</source>
+        <translation>附加文档</translation>
+    </message>
+    <message>
+        <source>Documents ({kinds});;All files (*)</source>
+        <translation>文档 ({kinds});;所有文件 (*)</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -555,6 +602,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>not indexed: {why}</source>
         <translation>未索引：{why}</translation>
+    </message>
+    <message>
+        <source>double-click to open the original</source>
+        <translation>双击打开原文件</translation>
     </message>
     <message>
         <source>&lt;b&gt;{index} could not be written:&lt;/b&gt; {why}.&lt;br&gt;Your files are untouched and still indexed; only the index file is out of date.</source>

@@ -1,17 +1,21 @@
-"""``engram files path|list|read|write|delete|grep|search`` and ``engram reindex``.
+"""``engram files path|list|read|write|delete|grep|search|add`` and ``engram reindex``.
 
 The commands run the same tools the model calls, so a script sees exactly what the model sees.
+``add`` attaches documents through the same operation as the window's drop (core/files/documents.py)
+and converts them at once, with a progress bar; Ctrl-C cancels the conversion in hand.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from engram.cli import open_engram, owned_session
 from engram.cli.terminal import count, read_stdin
+from engram.core.errors import EngramError
 from engram.core.files import FileIndex
 from engram.core.files.catalog import PROBLEM
 from engram.core.files.names import shown
@@ -40,6 +44,9 @@ def register(commands, common: argparse.ArgumentParser) -> None:
             (("--glob",), {"help": "only files matching this pattern, e.g. '*.md'"}), (("pattern",), {}))
     command("search", "passages by meaning", _tool("files_search", "query", "k"),
             (("-k",), {"type": count, "default": 5, "help": "how many (default 5)"}), (("query",), {}))
+
+    command("add", "attach documents (PDF, DOCX, PPTX, XLSX, CSV, HTML, EPUB): kept in sources/, converted to"
+            " markdown, searchable", _add, (("paths",), {"nargs": "+", "metavar": "PATH"}))
 
     reindex = commands.add_parser("reindex", parents=[common], help="rebuild the session files' index from disk")
     reindex.add_argument("--session", help="only this session (default: every session folder)")
@@ -87,6 +94,70 @@ def _write(args) -> int:
         status = index.write(folder, args.name, text, args.description)
     print(f"saved {status.name} ({status.size:,} bytes, {status.chunks} chunks)")
     return 0
+
+
+def _add(args) -> int:
+    """Attach each document, convert it now, and say how each went; 1 when any could not be."""
+    failed = 0
+    with open_engram(args) as engram:
+        folder = engram.sessions.get_or_create(args.session, args.user or engram.user).folder
+        documents = engram.documents
+        bar = _Bar()
+        unsubscribe = documents.subscribe(bar.show)
+        try:
+            for path in args.paths:
+                try:
+                    name = documents.add(folder, path)
+                except EngramError as e:
+                    print(f"error: {path}: {e}", file=sys.stderr)
+                    failed += 1
+                    continue
+                try:
+                    engram.outbox.drain(timeout=3600)
+                except KeyboardInterrupt:
+                    documents.cancel(folder, name)
+                    engram.outbox.drain(timeout=60)
+                    bar.end()
+                    print(f"cancelled: {name} is kept, not converted", file=sys.stderr)
+                    return 130
+                status = engram.files.status(folder, name)
+                if status.status == PROBLEM:
+                    print(f"problem: {name}: {status.detail}", file=sys.stderr)
+                    failed += 1
+                else:
+                    note = f" ({status.detail})" if status.detail else ""
+                    print(f"added {name}: {status.description}{note}")
+        finally:
+            unsubscribe()
+            bar.end()
+    return 1 if failed else 0
+
+
+class _Bar:
+    """One line on stderr, redrawn while a document converts: ``report.pdf [######    ] 12/30 pages``."""
+
+    def __init__(self):
+        self.drawn = False
+
+    def show(self, folder: str, name: str, done: int, total: int) -> None:
+        if done < 0:
+            self.end()
+            return
+        terminal = sys.__stderr__       # not main's escaping wrapper, which would show "\r"; names hold no controls
+        if terminal is None or not terminal.isatty():     # a script's log gets the outcome lines only
+            return
+        width = 24
+        fill = int(width * done / total) if total else width
+        line = f"{name.rsplit('/', 1)[-1]} [{'#' * fill:<{width}}] {done}/{total}"
+        columns = shutil.get_terminal_size((100, 20)).columns
+        terminal.write("\r" + line[:columns - 1].ljust(columns - 1))
+        terminal.flush()
+        self.drawn = True
+
+    def end(self) -> None:
+        if self.drawn and sys.__stderr__ is not None:
+            sys.__stderr__.write("\n")
+            self.drawn = False
 
 
 def _reindex(args) -> int:

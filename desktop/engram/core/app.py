@@ -23,6 +23,7 @@ from engram.core.conversation.distill import DISTILL_JOB, Distiller
 from engram.core.models.embeddings import Embedder, GGUFEmbedder
 from engram.core.errors import DataDirError, InvalidInput, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
+from engram.core.files.documents import CONVERT_JOB, Documents
 from engram.core.files.provider import FileMemoryProvider
 from engram.core.forget import EMPTY_LOG_JOB, empty_log, empty_log_job
 from engram.core.settings import Settings
@@ -225,6 +226,7 @@ class Engram:
             DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options, self._note_profile,
                                    [c for c in CATEGORIES if c != "other"]),
             EMPTY_LOG_JOB: empty_log_job(self.db),
+            CONVERT_JOB: lambda payload: self.documents.run(payload),
         })
 
     def context_providers(self) -> list[ContextProvider]:
@@ -243,7 +245,17 @@ class Engram:
     def files(self) -> FileIndex:
         """The session folders' index; the window keeps it current with
         ``engram.core.files.watcher.FolderWatcher(engram.files).start()``."""
-        return FileIndex(self.store, self.data_dir / SESSIONS_DIR)
+        index = FileIndex(self.store, self.data_dir / SESSIONS_DIR)
+        self.__dict__["files"] = index           # documents (below) reads it while it is made
+        _ = self.documents
+        return index
+
+    @cached_property
+    def documents(self) -> Documents:
+        """Documents attached to chats (PDF, DOCX, ...), converted to markdown by the outbox; made
+        with ``files``, so that a document the watcher finds in a folder is converted too."""
+        return Documents(self.files, lambda payload: self.outbox.enqueue(CONVERT_JOB, payload, unique=True),
+                         lambda: self.settings.document_max_mb, self.embed_later)
 
     @cached_property
     def turn_engine(self) -> TurnEngine:

@@ -29,6 +29,8 @@ from engram.core.conversation.archive import ARCHIVE_JOB
 from engram.core.storage.atomic import write_bytes_atomic
 from engram.core.errors import DataDirError, InvalidInput
 from engram.core.files import INDEX_NAME, SESSIONS_DIR, TRASH_DIR
+from engram.core.files.formats import SOURCES_DIR
+from engram.core.files.index import is_converted_name
 from engram.core.memory.records import Actor, Kind
 from engram.core.conversation.sessions import slug
 from engram.core.storage import dialect
@@ -403,11 +405,16 @@ def _title(conn, place: Place) -> str:
 
 
 def _rewrite_file(engram: "Engram", path: Path, pattern: re.Pattern) -> None:
-    """[forgotten] in place of the words in a file, and in its name (same folder)."""
+    """[forgotten] in place of the words in a file, and in its name (same folder). A document's
+    markdown that held them takes its original in sources/ along: it is removed."""
+    if not path.exists():        # such an original, gone with its markdown
+        return
     try:
         text = _text_of(path)
         if pattern.search(text):
             write_bytes_atomic(path, pattern.sub(FORGOTTEN, text).encode("utf-8", errors="surrogateescape"))
+            if is_converted_name(path.name):     # a document's text: its original (a PDF, say) cannot be redacted
+                (path.parent / SOURCES_DIR / path.name[:-3]).unlink(missing_ok=True)
         if pattern.search(path.name):
             _rename(path, pattern)
     except OSError as e:

@@ -78,6 +78,8 @@ class Settings:
     profile_tokens: int = 400               # the profile's share of every prompt; the most important lines first
     sensitive_details: str = "keep"         # keep | mask: e-mails, phone, ID, card, IBAN and passport-like
                                             # numbers masked before they are stored (core/memory/sensitive.py)
+    document_max_mb: int = 100              # documents attached to a chat (core/files/documents.py): larger ones
+                                            # are refused; a zip container may unpack to 8 times this
     # The OpenAI-compatible API (engram/integrations/): the window runs it while api_enabled.
     api_enabled: bool = False
     api_port: int = 8765                    # on 127.0.0.1; `engram serve --port` for another
@@ -115,6 +117,9 @@ class Settings:
         if settings.sensitive_details not in ("keep", "mask"):
             ignored.append("sensitive_details")
             settings.sensitive_details = "keep"
+        if settings.document_max_mb < 1:
+            ignored.append("document_max_mb")
+            settings.document_max_mb = cls.document_max_mb
         for name in ("recall_triggers_en", "recall_triggers_zh"):
             if not all(isinstance(word, str) for word in getattr(settings, name)):
                 ignored.append(name)

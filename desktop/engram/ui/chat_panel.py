@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from engram.ui.chat_view import ChatView
 from engram.ui.composer import Composer
 from engram.ui.notice import Notice
 
+DOCUMENT_FILTER = "*.pdf *.docx *.pptx *.xlsx *.xlsm *.csv *.html *.htm *.xhtml *.epub"
+
+
 class ChatPanel(QWidget):
     send_requested = Signal(str)
     stop_requested = Signal()
+    files_dropped = Signal(list)     # paths of documents dropped on the chat or chosen with the paperclip
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -42,6 +46,13 @@ class ChatPanel(QWidget):
         bottom = QVBoxLayout()
         bottom.setContentsMargins(20, 8, 20, 10)
         line = QHBoxLayout()
+        self.attach = QPushButton(self.tr("Attach…"))
+        self.attach.setObjectName("Attach")
+        self.attach.setToolTip(self.tr("Attach documents to this chat (PDF, Word, slides, spreadsheets, web pages,"
+                                       " e-books); you can also drop them here"))
+        self.attach.clicked.connect(self._choose_documents)
+        line.addWidget(self.attach)
+        self.setAcceptDrops(True)
         self.composer = Composer()
         self.composer.submitted.connect(self.send_requested)
         self.composer.escaped.connect(self.stop_requested)
@@ -65,6 +76,22 @@ class ChatPanel(QWidget):
             self.stop_requested.emit()
         elif self.composer.toPlainText().strip():
             self.send_requested.emit(self.composer.toPlainText())
+
+    def _choose_documents(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Attach documents"), "",
+                                                self.tr("Documents ({kinds});;All files (*)").format(kinds=DOCUMENT_FILTER))
+        if paths:
+            self.files_dropped.emit(paths)
+
+    def dragEnterEvent(self, event) -> None:
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.files_dropped.emit(paths)
 
     def set_streaming(self, streaming: bool) -> None:
         self.streaming = streaming

@@ -7,6 +7,10 @@ overwritten until the person chooses. A save also checks that the file on disk i
 that was opened. When memories.md (the folder's generated index) cannot be written, a banner
 says why until a later write succeeds.
 
+Documents attached to the chat are listed under sources/ with their kind and pages, marked while
+they convert (⏳) or when they could not be (⚠); choosing one opens its markdown, a double click
+opens the original in the program the system has for it.
+
 A chat's folder stays on the device that has it (several devices may share one database): on
 the others the tab says where the files are, and offers no new file nor a folder to open, which
 would start a second folder of the same chat.
@@ -25,6 +29,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMe
 from engram.core.files import INDEX_NAME
 from engram.core.files.folder import bytes_hash
 from engram.core.files.catalog import PROBLEM
+from engram.core.files.documents import CONVERTING
+from engram.core.files.formats import SOURCES_DIR, markdown_name
 from engram.ui.markdown_view import MarkdownView
 from engram.ui.notice import Notice, explain
 
@@ -64,6 +70,7 @@ class FilesTab(QWidget):
         self.tree.setHeaderLabels([self.tr("File"), self.tr("Size")])
         self.tree.setColumnWidth(0, 240)
         self.tree.currentItemChanged.connect(self._selected)
+        self.tree.itemDoubleClicked.connect(self._open_original)
         split.addWidget(self.tree)
         split.addWidget(self._editor_pane())
         split.setSizes([200, 420])
@@ -229,8 +236,25 @@ class FilesTab(QWidget):
         if status is not None and status.status == PROBLEM:
             item.setText(0, f"⚠ {short}")
             tip += "\n" + self.tr("not indexed: {why}").format(why=status.detail)
+        elif status is not None and entry.name.startswith(f"{SOURCES_DIR}/"):
+            converting = status.detail == CONVERTING
+            item.setText(0, f"⏳ {short}" if converting else short)
+            kind_and_pages = status.description.split(";", 1)[0]
+            item.setText(1, f"{human_size(entry.size)} · {kind_and_pages}")
+            if status.detail and not converting:
+                tip += f"\n{status.detail}"
+            tip += "\n" + self.tr("double-click to open the original")
         item.setToolTip(0, tip)
         return item
+
+    def _open_original(self, item, _column) -> None:
+        name = item.data(0, Qt.UserRole)
+        if self.folder is None or not name or not name.startswith(f"{SOURCES_DIR}/"):
+            return
+        folder = self.folder
+        self.backend.disk(lambda engram: engram.files.folder(folder).locate(name),
+                          returned=lambda path: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))),
+                          errored=self._failed)
 
     def _show_index_problem(self, status) -> None:
         if status is None:
@@ -259,6 +283,8 @@ class FilesTab(QWidget):
 
     def _selected(self, item, _previous) -> None:
         name = item.data(0, Qt.UserRole) if item is not None else None
+        if name is not None and name.startswith(f"{SOURCES_DIR}/") and not name.endswith((".md", ".txt")):
+            name = markdown_name(name)          # a document: its markdown, beside it
         if name is None or name == self.name:
             return
         if self._dirty() and not self._discard_ok():

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QVBoxLayout, Q
 
 from engram.core.errors import EngramError, InvalidInput
 from engram.core.files import TRASH_DIR
+from engram.ui.attachments import Attachments
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
@@ -53,6 +54,7 @@ class MainWindow(QMainWindow):
         self.status = StatusBar()
         self._lay_out()
         self.turn_controller = TurnController(backend, self.chat, self.status, self)
+        self.attachments = Attachments(backend, self.chat, self.status, lambda: self.session, self)
         self._connect()
         self._health = QTimer(self, interval=HEALTH_MS)
         self._health.timeout.connect(self.refresh_health)
@@ -132,6 +134,7 @@ class MainWindow(QMainWindow):
         engram.outbox.start()
         self.files.attach(engram)
         self.profile.attach(engram)
+        self.attachments.attach(engram)
         self.sessions.trash = str(engram.data_dir / TRASH_DIR)
         self.show_embedding_problem(engram.embedding_problem)
         self.refresh_sessions()

@@ -121,9 +121,10 @@ class FileCatalog:
     # -- writing -------------------------------------------------------------------------------
 
     def record(self, folder: str, name: str, scope: Scope, status: str, detail: str = "", description: str = "",
-               digest: str = "", size: int = 0, pieces: Sequence[Piece] = ()) -> FileStatus | None:
+               digest: str = "", size: int = 0, pieces: Sequence[Piece] = (), embed: bool = True) -> FileStatus | None:
         """Store a file's status and make its chunks exactly ``pieces``, embedding only texts not
-        stored yet. Returns None when nothing changed."""
+        stored yet (``embed=False``: none now; the store's ``embed_pending`` does, later). Returns
+        None when nothing changed."""
         wanted: list[tuple[str, str, Piece]] = []   # (clean text, its hash, the piece)
         for piece in pieces:
             try:
@@ -134,7 +135,7 @@ class FileCatalog:
         known = self._existing(scope, [h for _, h, _ in wanted])
         fresh = list({h: (t, p.source) for t, h, p in wanted if h not in known}.values())
         embedder = self.store.embedder      # None: words only; the chunks are embedded once a model works
-        vectors = embedder.embed([t for t, _ in fresh]) if fresh and embedder is not None else None
+        vectors = embedder.embed([t for t, _ in fresh]) if fresh and embed and embedder is not None else None
         row = (status, detail, description, digest, size)
         with self.db.transaction() as conn:
             if fresh:

@@ -8,7 +8,7 @@ description, and a broken header is reported (not fatal).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import yaml
 
@@ -22,6 +22,7 @@ class Document:
     body: str
     body_line: int = 1            # line number (1-based) of the body's first line in the file
     problem: str = ""             # e.g. broken front matter; the document is still usable
+    source: dict = field(default_factory=dict)   # a converted document's original (documents.py)
 
 
 def parse(text: str) -> Document:
@@ -46,8 +47,9 @@ def parse(text: str) -> Document:
     description = meta.get("description")
     if description is not None and not isinstance(description, str):
         return Document(fallback_description(body), body, body_line, "the front matter's description is not text")
+    source = meta["source"] if isinstance(meta.get("source"), dict) else {}
     return Document(_clip(description) if description and description.strip() else fallback_description(body),
-                    body, body_line)
+                    body, body_line, source=source)
 
 
 def fallback_description(body: str) -> str:
@@ -64,6 +66,13 @@ def render(description: str | None, body: str) -> str:
     if not description or not description.strip():
         return body
     header = yaml.safe_dump({"description": _clip(description)}, allow_unicode=True, width=10_000, sort_keys=False)
+    return f"---\n{header}---\n{body}"
+
+
+def render_meta(meta: dict, body: str) -> str:
+    """The file text for front matter of several keys (a converted document's) and a body."""
+    meta = dict(meta, description=_clip(meta.get("description") or ""))
+    header = yaml.safe_dump(meta, allow_unicode=True, width=10_000, sort_keys=False)
     return f"---\n{header}---\n{body}"
 
 

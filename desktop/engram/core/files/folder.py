@@ -34,6 +34,15 @@ def bytes_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def file_hash(path: Path) -> str:
+    """``bytes_hash`` of a file read in blocks (a document may be large)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(1024 * 1024):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class Entry:
     """A file on disk, as found by a scan (before any reading)."""

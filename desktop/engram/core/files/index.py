@@ -11,6 +11,12 @@ reported, never raised. ``memories.md`` itself gets a status only while it canno
 (a full disk, a read-only folder, a folder of that name in the way): a ``problem`` that the next
 successful write clears.
 
+Documents (PDF, DOCX, ...; formats.py) are not read here: one put in the folder moves into
+``sources/`` and new bytes there are handed to documents.py, which converts them on the outbox
+into ``<name>.md`` beside them; that markdown is then indexed like any file, its chunks citing
+the document's page ("report.pdf, p. 12") and embedded by the outbox, so that a book's hundreds
+of chunks are found by words at once and never hold this index's lock for minutes.
+
 A folder whose session is gone (deleted) is left alone: nothing indexes it or writes into it, so
 the watcher's late reports about it change nothing and nothing re-creates it.
 
@@ -30,18 +36,24 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import chunks as chunking
 from engram.core.files.catalog import INDEXED, PROBLEM, FileCatalog, FileStatus, Piece
 from engram.core.files.device import Device, this_device
-from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, index_markdown
+from engram.core.files.converters import MAX_MARKDOWN_BYTES
+from engram.core.files.folder import MAX_FILE_BYTES, SessionFolder, bytes_hash, decode, file_hash, index_markdown
+from engram.core.files.formats import SOURCES_DIR, is_document_name
 from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_name
 from engram.core.files.trash import move_to_trash
 from engram.core.memory.records import Kind, Memory
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 from engram.core.memory.store import MemoryStore
+
+if TYPE_CHECKING:
+    from engram.core.files.documents import Documents
 
 log = logging.getLogger(__name__)
 MAX_HEADING_CHARS = 120
@@ -64,10 +76,17 @@ class FileHit:
     score: float
 
 
-def memory_text(name: str, chunk: chunking.Chunk) -> str:
-    """The stored text of a chunk: where it is (file and headings), then what it says."""
-    where = " › ".join([name, *(h[:MAX_HEADING_CHARS] for h in chunk.headings)])
+def memory_text(name: str, chunk: chunking.Chunk, source: str = "") -> str:
+    """The stored text of a chunk: where it is (file and headings), then what it says. A converted
+    document's chunk names its original and its place there: "report.pdf, p. 12"."""
+    headings = [h[:MAX_HEADING_CHARS] for h in chunk.headings]
+    where = f"{source}, {' › '.join(headings)}" if source and headings else " › ".join([source or name, *headings])
     return f"{where}\n{chunk.text}"
+
+
+def is_converted_name(name: str) -> bool:
+    """A document's markdown (``report.pdf.md``), which may be larger than a memory file."""
+    return name.endswith(".md") and "/" not in name and is_document_name(name[:-3])
 
 
 class FileIndex:
@@ -83,6 +102,7 @@ class FileIndex:
         self.scope_for = scope_for or self._session_scope
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[FileEvent], None]] = []
+        self.documents: Documents | None = None      # set by Documents: converts what lands in sources/
 
     def _session_scope(self, folder: str) -> Scope | None:
         """A folder's scope is its session's: files stay with the session that holds them."""
@@ -161,6 +181,18 @@ class FileIndex:
         self._emit([status, *index])
         return status
 
+    def record_source(self, folder: str, name: str, status: str, detail: str, description: str = "",
+                      digest: str = "", size: int = 0) -> FileStatus | None:
+        """Record how a document's conversion went (documents.py), and tell the subscribers."""
+        with self._lock:
+            scope = self.scope_for(folder)
+            if scope is None:
+                return None
+            changed = self.catalog.record(folder, name, scope, status, detail, description, digest, size)
+            index = self._refresh(folder) if changed else []
+        self._emit([changed, *index] if changed else [])
+        return changed
+
     def search(self, folder: str, query: str, k: int = 5, mode: str = "hybrid") -> list[FileHit]:
         """The folder's chunks nearest to ``query`` (by meaning, and by words unless mode says not)."""
         scope = self.scope_for(folder)
@@ -191,6 +223,7 @@ class FileIndex:
             for name in sorted(on_disk):
                 if (status := self._sync(folder, name, force)) is not None:
                     changed.append(status)
+            on_disk = {entry.name for entry in self.folder(folder).scan()}   # documents moved into sources/
             for name in sorted(set(self.catalog.names(folder)) - on_disk - {INDEX_NAME}):
                 changed.append(self.catalog.remove(folder, name))
             self._drop_orphans(folder)
@@ -264,8 +297,10 @@ class FileIndex:
         problem = self._refusal(name, info)
         if problem:
             return self.catalog.record(folder, name, scope, PROBLEM, problem, size=info.st_size)
+        if self.documents is not None and is_document_name(name):
+            return self._document(folder, name, scope, force)
         try:
-            data = session_folder.read_bytes(name)
+            data = session_folder.read_bytes(name, MAX_MARKDOWN_BYTES if is_converted_name(name) else MAX_FILE_BYTES)
         except NotFound:  # deleted while being indexed
             return self._gone(folder, name)
         except EngramError as e:
@@ -277,17 +312,40 @@ class FileIndex:
             doc = decode(name, data)
         except InvalidInput as e:
             return self.catalog.record(folder, name, scope, PROBLEM, e.message, digest=digest, size=len(data))
-        pieces = [Piece(memory_text(name, c), doc.body_line + c.line - 1,
-                        {"folder": folder, "path": name, "headings": list(c.headings)}) for c in chunking.split(doc.body)]
+        source = str(doc.source.get("name") or "") if is_converted_name(name) else ""
+        pieces = [Piece(memory_text(name, c, source), doc.body_line + c.line - 1,
+                        {"folder": folder, "path": name, "headings": list(c.headings)} | ({"document": source} if source else {}))
+                  for c in chunking.split(doc.body)]
+        if source and self.documents is not None:
+            # A document's hundreds of chunks are found by words at once and by meaning once the
+            # outbox has embedded them: a book must not hold the index for minutes.
+            status = self.catalog.record(folder, name, scope, INDEXED, doc.problem, doc.description, digest,
+                                         len(data), pieces, embed=False)
+            self.documents.embed_later()
+            return status
         return self.catalog.record(folder, name, scope, INDEXED, doc.problem, doc.description, digest, len(data),
                                    pieces)
+
+    def _document(self, folder: str, name: str, scope: Scope, force: bool) -> FileStatus | None:
+        """A document: one put in the folder itself moves into sources/ first; new bytes in
+        sources/ are queued for conversion (documents.py), and the source's status says so."""
+        assert self.documents is not None
+        if not name.startswith(f"{SOURCES_DIR}/"):
+            moved = self.documents.adopt(folder, name)
+            self._gone(folder, name)
+            return self._read_and_record(folder, moved, force)
+        path = self.folder(folder).locate(name)
+        digest, size = file_hash(path), path.stat().st_size
+        if not force and self.catalog.bytes_hash(folder, name) == digest:
+            return None
+        status, detail, description = self.documents.queue(folder, name, digest)
+        return self.catalog.record(folder, name, scope, status, detail, description, digest, size)
 
     def _gone(self, folder: str, name: str) -> FileStatus | None:
         """A file gone from disk leaves the index; None when the index never had it."""
         return self.catalog.remove(folder, name) if name in self.catalog.names(folder) else None
 
-    @staticmethod
-    def _refusal(name: str, info: os.stat_result) -> str:
+    def _refusal(self, name: str, info: os.stat_result) -> str:
         """Why a file is not read at all, or ''."""
         if stat.S_ISLNK(info.st_mode):
             return "a link; links in a session folder are not followed"
@@ -297,8 +355,12 @@ class FileIndex:
             check_name(name)
         except InvalidInput as e:
             return e.message
+        if is_document_name(name) and self.documents is not None:
+            return ""
         if not is_text_name(name):
             return "not a markdown or text file (.md, .markdown, .txt); listed but not indexed"
+        if is_converted_name(name) and info.st_size <= MAX_MARKDOWN_BYTES:
+            return ""
         if info.st_size > MAX_FILE_BYTES:
             return f"too large ({info.st_size / 1e6:.1f} MB); files over {MAX_FILE_BYTES // 1024} KiB are not indexed"
         return ""

@@ -10,6 +10,7 @@ import fnmatch
 import re
 
 from engram.core.errors import InvalidInput
+from engram.core.files.formats import is_document_name
 from engram.core.files.index import INDEXED, FileIndex
 from engram.core.files.names import shown
 from engram.core.conversation.tools import Tool
@@ -61,7 +62,7 @@ def file_tools(index: FileIndex, folder: str) -> list[Tool]:
                                hint="escape special characters such as ( [ . * with a backslash") from None
         lines: list[str] = []
         for status in index.statuses(folder):
-            if status.status != INDEXED or (glob and not _glob_matches(status.name, glob)):
+            if status.status != INDEXED or is_document_name(status.name) or (glob and not _glob_matches(status.name, glob)):
                 continue
             try:
                 text = index.folder(folder).read_bytes(status.name).decode("utf-8", "replace")
