@@ -60,7 +60,7 @@ def estimate(entry: CatalogEntry, machine: Machine) -> Fit:
     size_gb = (entry.size or entry.ram_gb * GB) / GB
     bandwidth = BANDWIDTH_PER_CORE_GB * min(machine.cores, BANDWIDTH_CORES)
     speed = bandwidth / max(size_gb, 0.01)
-    return Fit(fits, round(speed, 1), fits and (entry.kind == "embedding" or speed >= FAST_TOKENS_PER_SECOND))
+    return Fit(fits, round(speed, 1), fits and (entry.kind != "chat" or speed >= FAST_TOKENS_PER_SECOND))
 
 
 def assess(entries: list[CatalogEntry] | tuple[CatalogEntry, ...], machine: Machine) -> dict[str, Fit]:
