@@ -124,7 +124,11 @@ class GGUFEmbedder:
         # on 2 idle cores a Chinese query's p95 is 21 ms instead of 34 (tests/bench/embed_bench.py).
         self.query_threads = n_threads or max(self.threads, min(2, cores))
         self._threads_now = self.threads                               # the context's, on the worker
-        traits = traits_of(read_model_info(self.path, "embedding").name)
+        try:
+            named = read_model_info(self.path, "embedding").name
+        except ModelError:          # a damaged header: loading it below says what llama.cpp makes of it
+            named = self.name
+        traits = traits_of(named)
         self.query_prefix, self.document_prefix = traits.query_prefix, traits.document_prefix
         self.unrelated_similarity = traits.unrelated_similarity
         self._pooling = traits.pooling
