@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gguf
 import numpy as np
 import pytest
@@ -129,3 +131,28 @@ def test_a_file_without_a_rank_head_is_refused_and_doctor_says_why(files):
     assert any("tokenizer.chat_template.rerank" in p for p in reranker_problems(files["qwen3-bare"])[1])
     assert any("no classifier tensor" in p for p in reranker_problems(files["headless"])[1])
     assert any("not RANK" in p for p in reranker_problems(paths.BUNDLED_EMBEDDING_MODEL)[1])
+
+
+def test_the_setting_puts_a_reranker_into_every_search_the_cli_says_so(files, capsys, tmp_path):
+    from engram.cli import main
+    from engram.core.app import Engram
+    from engram.core.settings import Settings
+
+    settings = Settings.load()
+    settings.rerank_model = str(files["headless"])
+    settings.save()
+    with Engram(embedder=FakeEmbedder()) as engram:
+        assert engram.store.reranker is None and "not a reranker" in str(engram.rerank_problem)
+    settings.rerank_model = str(files["bge"])
+    settings.save()
+    data = str(tmp_path / "d")
+    with Engram(data, embedder=FakeEmbedder()) as engram:
+        assert engram.store.reranker.name == "tiny-bge-reranker-v2-m3"
+        for text in DOCUMENTS:
+            engram.store.add(text, Scope(user="ann"))
+    assert main(["memory", "search", "--data-dir", data, "--user", "ann", "--mode", "words", "--json", QUERY]) == 0
+    found = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert found and all(hit["reranked"] for hit in found)
+    assert [hit["score"] for hit in found] == sorted((hit["score"] for hit in found), reverse=True)
+    main(["memory", "search", "--data-dir", data, "--user", "ann", "--mode", "words", QUERY])
+    assert "reordered by the reranker tiny-bge-reranker-v2-m3" in capsys.readouterr().out
