@@ -156,3 +156,16 @@ def test_the_setting_puts_a_reranker_into_every_search_the_cli_says_so(files, ca
     assert [hit["score"] for hit in found] == sorted((hit["score"] for hit in found), reverse=True)
     main(["memory", "search", "--data-dir", data, "--user", "ann", "--mode", "words", QUERY])
     assert "reordered by the reranker tiny-bge-reranker-v2-m3" in capsys.readouterr().out
+
+
+def test_doctor_reads_the_headers_of_the_models_in_use(files):
+    from engram.core.doctor import _model_metadata
+    from engram.core.settings import Settings
+
+    settings = Settings.load()
+    check = _model_metadata({"settings": settings})
+    assert check.ok and "multilingual-e5-small.Q4_0.gguf (embedding, in use): pooling mean" in check.detail
+    settings.rerank_model = str(files["qwen3-bare"])
+    check = _model_metadata({"settings": settings})
+    assert not check.ok and "tiny-qwen3-bare.gguf (reranker, in use): pooling rank, rank head cls.output.weight," \
+                            " no rerank template" in check.detail and "chat_template.rerank" in check.detail

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from engram.core.errors import ModelError
+
 # llama.h's enum llama_pooling_type (values fixed by its API).
 POOLING_UNSPECIFIED, POOLING_NONE, POOLING_MEAN, POOLING_CLS, POOLING_LAST, POOLING_RANK = -1, 0, 1, 2, 3, 4
 POOLING_NAMES = {POOLING_NONE: "none", POOLING_MEAN: "mean", POOLING_CLS: "cls", POOLING_LAST: "last",
@@ -43,6 +45,9 @@ def pooled(llm, sequences: Sequence[Sequence[int]], width: int) -> np.ndarray:
         batch.reset()
         for seq in range(len(group)):
             pointer = llama_cpp.llama_get_embeddings_seq(context.ctx, seq)
+            if not pointer:
+                raise ModelError("the model pools nothing (pooling type none): it gives no vector or score",
+                                 hint="choose a model whose file names its pooling (engram doctor shows it)")
             rows.append(np.ctypeslib.as_array(pointer, shape=(width,)).copy())
         group.clear()
 
