@@ -107,3 +107,19 @@ class FakeChatModel:
                           prompt_tokens=sum(self.count_tokens(m.get("content") or "") for m in messages),
                           completion_tokens=len(pieces), reasoning=split.reasoning_text,
                           reasoning_tokens=split.reasoning_tokens)
+
+
+
+class FakeReranker:
+    """Scores each document as ``scores`` says (0 for any other), so that a test states the order a
+    reranker gives; ``calls`` keeps each (query, documents)."""
+
+    name = "fake-reranker"
+
+    def __init__(self, scores: dict[str, float]):
+        self.scores = scores
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def score(self, query: str, documents: Sequence[str]) -> np.ndarray:
+        self.calls.append((query, list(documents)))
+        return np.array([self.scores.get(d, 0.0) for d in documents], dtype=np.float32)

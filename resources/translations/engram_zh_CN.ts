@@ -158,6 +158,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>搜索记忆</translation>
     </message>
     <message>
+        <source>reranking memories</source>
+        <translation>重排记忆</translation>
+    </message>
+    <message>
         <source>building the context</source>
         <translation>构建上下文</translation>
     </message>
@@ -370,12 +374,20 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>召回的记忆</translation>
     </message>
     <message>
+        <source>The best of them were reordered by the reranker {model}.</source>
+        <translation>其中最相关的几条由重排模型 {model} 重新排序。</translation>
+    </message>
+    <message>
         <source>chat {session}</source>
         <translation>对话 {session}</translation>
     </message>
     <message>
         <source>similarity {value}</source>
         <translation>相似度 {value}</translation>
+    </message>
+    <message>
+        <source>score by the reranker</source>
+        <translation>重排模型的分数</translation>
     </message>
     <message>
         <source>via {way}</source>
@@ -1485,6 +1497,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>embedding</source>
         <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>reranker</source>
+        <translation>重排模型</translation>
     </message>
     <message>
         <source>yes</source>

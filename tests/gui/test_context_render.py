@@ -30,3 +30,20 @@ def test_a_turn_record_is_shown_section_by_section(qtbot):
         assert words in text, words
     tab.show_record(None)
     assert "Select a reply" in tab.text()
+
+
+def test_a_reranked_recall_says_so_with_its_time(qtbot):
+    recalled = {"id": 3, "text": "I am allergic to peanuts", "kind": "message", "session": "s-1",
+                "created_at": "2026-11-20T10:00:00Z", "score": 0.91, "similarity": 0.52, "via": "before_call"}
+    tab = ContextTab()
+    qtbot.addWidget(tab)
+    tab.show_record(TurnRecord("s-2", 7, 8, messages=[], recalled=[recalled | {"reranked": True}],
+                               timings={"rerank_ms": 850.0},
+                               recall={"mode": "before_call", "searched": True, "reranker": "bge-reranker-v2-m3-Q8_0"}))
+    text = tab.text()
+    for words in ("reordered by the reranker bge-reranker-v2-m3-Q8_0", "score by the reranker", "reranking memories",
+                  "850.0 ms", "0.910"):
+        assert words in text, words
+    tab.show_record(TurnRecord("s-2", 7, 8, messages=[], recalled=[recalled], recall={"mode": "before_call",
+                                                                                     "searched": True}))
+    assert "reranker" not in tab.text()

@@ -9,15 +9,15 @@ pytestmark = pytest.mark.real_model
 
 @pytest.fixture
 def computed(real_embedder, monkeypatch):
-    """The prefixed texts that reach llama.cpp, in order."""
+    """The prefixed texts that reach llama.cpp (as tokens), in order."""
     texts: list[str] = []
-    embed = real_embedder._llm.embed
+    tokens = real_embedder._tokens
 
-    def counting(group, **options):
-        texts.extend(group)
-        return embed(group, **options)
+    def counting(text):
+        texts.append(text)
+        return tokens(text)
 
-    monkeypatch.setattr(real_embedder._llm, "embed", counting)
+    monkeypatch.setattr(real_embedder, "_tokens", counting)
     return texts
 
 

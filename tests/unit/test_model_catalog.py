@@ -28,7 +28,9 @@ def test_the_shipped_catalog_covers_small_chat_models_and_the_embedding_models()
     assert any("zh" in e.languages for e in chat)
     for e in chat:
         assert e.url.endswith(".gguf") and e.size and e.ram_gb * GB > e.size and e.licence and e.chat_template
-    assert {e.name for e in catalog.of_kind("embedding")} >= {"all-minilm-l6-v2", "multilingual-e5-small"}
+    assert {e.name for e in catalog.of_kind("embedding")} >= {"all-minilm-l6-v2", "multilingual-e5-small",
+                                                              "qwen3-embedding-0.6b", "bge-m3"}
+    assert {e.name for e in catalog.of_kind("reranker")} == {"bge-reranker-v2-m3", "qwen3-reranker-0.6b"}
 
 
 # From ../shared/catalog-facts.md: each value seen in at least two public sources that agree.
@@ -45,6 +47,10 @@ PINNED = {
     "phi-4-mini-instruct": ("7ff82c2aaa4dde30121698a973765f39be5288c0", 2491874688, "01999f17c39cc307"),
     "mistral-7b-instruct-v0.3": ("61fd4167fff3ab01ee1cfe0da183fa27a944db48", 4372812000, "1270d22c0fbb3d09"),
     "smollm3-3b": ("a7bc17204c8a326d6bd6e466e076959eddae2025", 1915306528, "4de907d2d388a550"),
+    "qwen3-embedding-0.6b": ("370f27d7550e0def9b39c1f16d3fbaa13aa67728", 639150592, "06507c7b42688469"),
+    "bge-m3": ("9eba04c5d75ba5a1595e45de734d36bef4e5cb98", 634553760, "aa473d51f451a22f"),
+    "bge-reranker-v2-m3": ("3093af03b1a635e67b084b1d8c03c5f5e020fd05", 635676416, "a43c7c9b11a4c151"),
+    "qwen3-reranker-0.6b": ("a02f48bb4f057028298c21fa033da2b30d7742d5", 639153184, "22c9979ce4fbcdc5"),
 }
 
 

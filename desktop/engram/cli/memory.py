@@ -69,10 +69,13 @@ def _scope(args, engram: Engram) -> Scope:
     return Scope(user=args.user or engram.user, session=getattr(args, "session", "") or "")
 
 
-def _show(memory, as_json: bool, score: float | None = None, outdated: str | None = None) -> None:
-    """``outdated`` (searches for history only): why the memory is no longer current, "" if it is."""
+def _show(memory, as_json: bool, score: float | None = None, outdated: str | None = None,
+          reranked: bool | None = None) -> None:
+    """``outdated`` (searches for history only): why the memory is no longer current, "" if it is;
+    ``reranked`` (searches): whether the score is the reranker's."""
     if as_json:
         record = (memory.to_json() | ({"score": round(score, 4)} if score is not None else {})
+                  | ({"reranked": reranked} if reranked is not None else {})
                   | ({"outdated": outdated} if outdated is not None else {}))
         print(json.dumps(record, ensure_ascii=False))
     else:
@@ -96,10 +99,14 @@ def _search(args) -> int:
         options = SearchOptions(mode=args.mode, k=args.k, kinds=tuple(args.kind), include_superseded=args.history)
         result = engram.store.search(args.query, scope, options)
         for hit in result.hits:
-            _show(hit.memory, args.json, hit.score, hit.memory.outdated(options.moment) if args.history else None)
+            _show(hit.memory, args.json, hit.score, hit.memory.outdated(options.moment) if args.history else None,
+                  reranked=hit.rerank_score is not None)
         if not args.json:
             for note in result.notes:
                 print(f"note: {note}")
+            if result.reranker:
+                print(f"note: the best candidates were reordered by the reranker {result.reranker}"
+                      f" ({result.rerank_ms:.0f} ms)")
         return 0
 
 

@@ -28,7 +28,7 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     download.add_argument("--unverified", action="store_true",
                           help="accept a file whose sha256 neither the catalog nor the server states")
     download.set_defaults(run=_download)
-    use = sub.add_parser("use", parents=[common], help="make a model the chat or embedding model")
+    use = sub.add_parser("use", parents=[common], help="make a model the chat, embedding or reranker model")
     use.add_argument("name", metavar="NAME")
     use.set_defaults(run=_use)
     remove = sub.add_parser("remove", parents=[common], help="delete a downloaded model")

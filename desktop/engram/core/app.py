@@ -21,6 +21,7 @@ from engram.core.storage.database import Database
 from engram.core.storage.postgres import is_server_url, redacted
 from engram.core.conversation.distill import DISTILL_JOB, Distiller
 from engram.core.models.embeddings import Embedder, GGUFEmbedder
+from engram.core.models.reranker import GGUFReranker
 from engram.core.errors import DataDirError, InvalidInput, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.documents import CONVERT_JOB, Documents
@@ -116,6 +117,12 @@ class Engram:
                 self.embedding_problem = e
         self.store = MemoryStore(self.db, embedder)
         self.store.clean = self._sensitive_mask()
+        self.rerank_problem: ModelError | None = None
+        if meaning and self.settings.rerank_model:
+            try:
+                self.store.reranker = GGUFReranker(Path(self.settings.rerank_model).expanduser())
+            except ModelError as e:
+                self.rerank_problem = e
         self._chat_model = chat_model
         self._chat_model_lock = threading.Lock()
 
@@ -146,6 +153,15 @@ class Engram:
             old.close()
         self.store.warm(self.user)
         self.embed_later()
+
+    def use_rerank_model(self, setting: str) -> None:
+        """Rerank with the model a ``rerank_model`` setting names from the next search on (empty: no
+        reranking). When it does not load, ModelError is raised and nothing changes."""
+        new = GGUFReranker(Path(setting).expanduser()) if setting else None
+        old, self.store.reranker = self.store.reranker, new
+        self.rerank_problem = None
+        if hasattr(old, "close"):
+            old.close()
 
     def embed_later(self) -> None:
         """Queue the embedding of the memories the model in use lacks (after a switch, or after
@@ -283,14 +299,14 @@ class Engram:
     def apply_settings(self, changed: set[str] = frozenset()) -> None:
         """Use changed settings without a restart (the window's Settings): memory options from the
         next turn on; a changed chat model, context size, threads or GPU layers on the model's next
-        use (the old model is closed once its current reply ends). A new embedding model is loaded
-        before its setting is saved, by ``use_embedding_model``; alone, it restarts nothing here (the
-        outbox may be busy re-embedding for minutes)."""
+        use (the old model is closed once its current reply ends). A new embedding model (or reranker) is
+        loaded before its setting is saved, by ``use_embedding_model`` (``use_rerank_model``); alone, it
+        restarts nothing here (the outbox may be busy re-embedding for minutes)."""
         if "sensitive_details" in changed:
             self.store.clean = self.sessions.clean = self.profiles.clean = self._sensitive_mask()
         if "profile_learning" in changed:
             self.profile_learning.mode = self.settings.profile_learning
-        if changed != {"embedding_model"}:
+        if not changed or changed - {"embedding_model", "rerank_model"}:
             for name in ("memory_options", "turn_engine"):
                 self.__dict__.pop(name, None)
             if (old_outbox := self.__dict__.pop("outbox", None)) is not None and old_outbox.running:
@@ -318,4 +334,6 @@ class Engram:
             self._chat_model.close()
         if hasattr(self.embedder, "close"):
             self.embedder.close()
+        if hasattr(self.store.reranker, "close"):
+            self.store.reranker.close()
         self.db.close()

@@ -147,6 +147,36 @@ def _embedding_model(ctx: dict) -> Check:
                      e.hint or "reinstall Engram to restore the bundled model, or choose a .gguf in settings")
 
 
+def _model_metadata(ctx: dict) -> Check | None:
+    """The embedding models and rerankers on this machine, by their headers: pooling, rank head,
+    rerank template. Only the ones in use make the check fail."""
+    from engram.core.models.library import ModelLibrary
+    from engram.core.models.role_check import embedder_problems, reranker_problems
+
+    settings = ctx["settings"]
+    files = {embedding_model_path(settings.embedding_model): ("embedding", True)}
+    if settings.rerank_model:
+        files[Path(settings.rerank_model).expanduser()] = ("reranker", True)
+    try:
+        for status in ModelLibrary(settings).statuses():
+            if status.installed and status.entry.kind != "chat":
+                files.setdefault(status.path, (status.entry.kind, False))
+    except EngramError:
+        pass                      # a broken catalog is not this check's to report
+    lines, failing = [], False
+    for path, (kind, in_use) in files.items():
+        check = embedder_problems if kind == "embedding" else reranker_problems
+        try:
+            said, problems = check(path)
+        except EngramError as e:
+            said, problems = "", [e.message]
+        failing |= in_use and bool(problems)
+        lines.append(f"{path.name} ({kind}{', in use' if in_use else ''}): {said}"
+                     + (f" — {'; '.join(problems)}" if problems else ""))
+    return Check("model metadata", not failing, " | ".join(lines),
+                 "" if not failing else "choose another file for that role (engram models list)", required=False)
+
+
 def _outbox(ctx: dict) -> Check:
     """Background work (archiving, summaries): failed jobs mean memories are missing."""
     if "db" not in ctx:
@@ -204,7 +234,8 @@ def _chat_model(ctx: dict) -> Check:
 
 
 CHECKS: list[Callable[[dict], Check | None]] = [_python, _data_dir, _database, _password_at_rest, _integrity,
-                                                _tokenizer, _embedding_model, _outbox, _vector_graph, _chat_model]
+                                                _tokenizer, _embedding_model, _model_metadata, _outbox, _vector_graph,
+                                                _chat_model]
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None,

@@ -29,6 +29,8 @@ class Settings:
                                             # password belongs in ~/.pgpass or PGPASSWORD, not here
     embedding_model: str = ""               # empty: the bundled multilingual-e5-small (MiniLM: name its file)
     chat_model: str = ""                    # empty: the bundled tiny demo model
+    rerank_model: str = ""                  # a reranker GGUF that reorders the best candidates of a search
+                                            # (bge-reranker-v2-m3, Qwen3-Reranker); empty: none
     ui_language: str = ""                   # the window's language: empty: the system's; "en", "zh_CN"
     # Chat model runtime (engram.core.models.chat_model.load_chat_model).
     chat_context_size: int = 4096           # tokens the model sees at once (n_ctx)

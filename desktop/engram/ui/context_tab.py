@@ -21,6 +21,7 @@ EMPTY = QT_TRANSLATE_NOOP("ContextTab", "<p style='color:gray'>Select a reply (i
 
 TIMING_NAMES = {"embed_ms": QT_TRANSLATE_NOOP("ContextTab", "embedding your message"),
                 "search_ms": QT_TRANSLATE_NOOP("ContextTab", "searching memories"),
+                "rerank_ms": QT_TRANSLATE_NOOP("ContextTab", "reranking memories"),
                 "context_ms": QT_TRANSLATE_NOOP("ContextTab", "building the context"),
                 "prompt_ms": QT_TRANSLATE_NOOP("ContextTab", "reading the prompt"),
                 "generate_ms": QT_TRANSLATE_NOOP("ContextTab", "writing the reply"),
@@ -202,6 +203,9 @@ def render(record, profile_lines: dict[int, str] | None = None) -> str:
     parts.append(_heading(translate("ContextTab", "Recalled memories")))
     if why := _why_recall(record.recall):
         parts.append(f"<div style='color:gray'>{html.escape(why)}</div>")
+    if reranker := record.recall.get("reranker"):
+        said = translate("ContextTab", "The best of them were reordered by the reranker {model}.").format(model=reranker)
+        parts.append(f"<div style='color:gray'>{html.escape(said)}</div>")
     if record.recalled:
         rows = []
         for hit in record.recalled:
@@ -210,6 +214,8 @@ def render(record, profile_lines: dict[int, str] | None = None) -> str:
                      str(hit.get("created_at", ""))[:10]]
             if isinstance(similarity := hit.get("similarity"), (int, float)):
                 about.append(translate("ContextTab", "similarity {value}").format(value=f"{similarity:.3f}"))
+            if hit.get("reranked"):
+                about.append(translate("ContextTab", "score by the reranker"))
             if way := hit.get("via"):
                 about.append(translate("ContextTab", "via {way}").format(way=shown(WAYS[way]) if way in WAYS else way))
             rows.append(

@@ -18,11 +18,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHB
 from engram.core.errors import InvalidInput
 from engram.core.models.download_queue import CANCELLED, DONE, DOWNLOADING, FAILED, PAUSED, QUEUED
 from engram.core.models.downloads import format_duration, format_size
+from engram.core.models.library import SETTING_OF_KIND
 from engram.ui import language
 from engram.ui.model_source import SourcePicker, mirror_actions, source_name
 from engram.ui.notice import Notice, explain, translated
 
 NAME_ROLE = Qt.UserRole
+# What the window refreshes after a model of each kind is chosen or removed (a reranker: nothing).
+_GROUPS: dict[str, set[str]] = {"chat": {"chat"}, "embedding": {"embedding"}, "reranker": set()}
 
 
 class ModelsDialog(QDialog):
@@ -111,7 +114,7 @@ class ModelsDialog(QDialog):
         self.table.setRowCount(len(statuses))
         for row, status in enumerate(statuses):
             e = status.entry
-            cells = (e.title, self.tr("chat") if e.kind == "chat" else self.tr("embedding"),
+            cells = (e.title, {"chat": self.tr("chat"), "reranker": self.tr("reranker")}.get(e.kind, self.tr("embedding")),
                      format_size(e.size), f"{e.ram_gb:.1f} GB",
                      " ".join(e.languages[:4]) + (" …" if len(e.languages) > 4 else ""),
                      self.tr("yes") if e.tools else self.tr("no"), self._fit_text(status.fit, e.kind))
@@ -283,9 +286,11 @@ class ModelsDialog(QDialog):
             key, value = library.setting_for(name)
             if kind == "embedding":
                 engram.use_embedding_model(value)     # one that does not load changes nothing
+            elif kind == "reranker":
+                engram.use_rerank_model(value)
             library.use(name)
             engram.apply_settings({key})              # a new chat model loads on its next use
-            return {"chat"} if kind == "chat" else {"embedding"}
+            return _GROUPS[kind]
 
         self.notice.show_message(self.tr("Loading {name}…").format(name=html.escape(name)), "info")
         self.backend.disk(choose, returned=self._used, errored=self._failed)
@@ -311,15 +316,17 @@ class ModelsDialog(QDialog):
         def delete(engram):
             if in_use and kind == "embedding":
                 engram.use_embedding_model("")        # the bundled one, before its file goes
+            elif in_use and kind == "reranker":
+                engram.use_rerank_model("")           # none, before its file goes
             done = library.remove(name)
             if in_use:
-                engram.apply_settings({"chat_model" if kind == "chat" else "embedding_model"})
+                engram.apply_settings({SETTING_OF_KIND[kind]})
             return done
 
         def removed(done) -> None:
             self.notice.show_message(html.escape("; ".join(done)), "info")
             if in_use:
-                self.applied.emit({"chat"} if kind == "chat" else {"embedding"})
+                self.applied.emit(_GROUPS[kind])
             self.load()
 
         self.backend.disk(delete, returned=removed, errored=self._failed)

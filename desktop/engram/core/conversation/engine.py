@@ -265,6 +265,7 @@ class TurnEngine:
         generate_ms = sum(g.generate_ms for g in generations)
         completion = sum(g.completion_tokens for g in generations)
         return {"embed_ms": turn.timings.get("embed_ms", 0.0), "search_ms": turn.timings.get("search_ms", 0.0),
+                **({"rerank_ms": turn.timings["rerank_ms"]} if "rerank_ms" in turn.timings else {}),
                 "context_ms": round(context_ms, 2),
                 "prompt_ms": round(sum(g.prompt_ms for g in generations), 2),
                 "generate_ms": round(generate_ms, 2),

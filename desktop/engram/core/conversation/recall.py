@@ -67,7 +67,7 @@ def recalled_json(hit: SearchHit, via: str) -> dict:
     return {"id": hit.memory.id, "text": hit.memory.text, "kind": hit.memory.kind.value,
             "session": hit.memory.scope.session, "created_at": hit.memory.created_at,
             "score": round(hit.score, 4), "similarity": None if hit.similarity is None else round(hit.similarity, 4),
-            "via": via}
+            "reranked": hit.rerank_score is not None, "via": via}
 
 
 def persons_words_first(hits: Iterable[SearchHit], weight: float = REPLY_WEIGHT) -> list[SearchHit]:
@@ -112,6 +112,9 @@ class RecallProvider:
         if hits:
             self.store.mark_accessed(h.memory.id for h in hits)
         turn.spent(embed_ms=result.embed_ms, search_ms=result.search_ms)
+        if result.reranker:
+            turn.spent(rerank_ms=result.rerank_ms)
+            turn.recall["reranker"] = result.reranker
         return hits, result.notes
 
     @staticmethod

@@ -20,6 +20,7 @@ from engram.core.memory.search import words
 from engram.core.storage import dialect
 from engram.core.storage.database import Database
 from engram.core.models.embeddings import Embedder
+from engram.core.models.reranker import Reranker
 from engram.core.errors import InvalidInput, NotFound
 from engram.core.memory.records import (DISTILLED_KINDS, Actor, Change, Kind, Memory, NewMemory, check_importance,
                                         content_hash, normalise_text, now_iso, parse_kind)
@@ -46,6 +47,8 @@ class MemoryStore:
         self.words = words.for_database(db)
         self.searcher = Searcher(db, self.get_many)
         self.use_embedder(embedder)
+        # The cross-encoder that reorders the best candidates of every search; None: fusion's order.
+        self.reranker: Reranker | None = None
 
     @property
     def embedder(self) -> Embedder | None:
@@ -277,7 +280,7 @@ class MemoryStore:
         embedder, vectors = self._space   # of now, together: a switch meanwhile cannot mix two models
         space = None if embedder is None or vectors is None else EmbeddingSpace(
             embedder, vectors, lambda: self._pending_in(vectors))
-        return self.searcher.search(query, scope, options, space)
+        return self.searcher.search(query, scope, options, space, self.reranker)
 
     def warm(self, user: str) -> None:
         """Load the user's vectors for search now (seconds at 100k memories), and make their word

@@ -24,7 +24,7 @@ from engram.core.models.sources import SOURCES
 
 CATALOG_FILE = "model_catalog.json"
 CATALOG_ENV = "ENGRAM_MODEL_CATALOG"
-KINDS = ("chat", "embedding")
+KINDS = ("chat", "embedding", "reranker")
 FORMAT = 1
 SHA256 = re.compile(r"[0-9a-f]{64}")
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -39,7 +39,7 @@ class CatalogEntry:
     name: str                    # what the person types: ``engram models download qwen3-4b``
     title: str
     family: str
-    kind: str                    # chat | embedding
+    kind: str                    # chat | embedding | reranker
     parameters_b: float          # billions of parameters
     quantisation: str
     licence: str

@@ -20,6 +20,8 @@ import numpy as np
 
 from engram.core.errors import ModelError
 from engram.core.models.gguf import check_model_file, fingerprint
+from engram.core.models.gguf_info import read_model_info
+from engram.core.models.pooled import POOLING_CLS, POOLING_LAST, POOLING_MEAN, POOLING_UNSPECIFIED, pooled, tokenize
 
 
 # What it means to have no embedding model (MemoryStore(db, None)), said the same by the window,
@@ -58,18 +60,31 @@ class Embedder(Protocol):
 
 @dataclass(frozen=True)
 class ModelTraits:
-    """How a family of embedding models is used: its prefixes and where its unrelated texts lie."""
+    """How a family of embedding models is used: its prefixes, where its unrelated texts lie, and
+    its pooling (None: as the GGUF file says; named, so that a file without it still works)."""
 
     query_prefix: str = ""
     document_prefix: str = ""
     unrelated_similarity: float = 0.0
+    pooling: int | None = None
 
+
+# Qwen3-Embedding's instruction, on the query side only, as its authors write it: the task in
+# English and no space after "Query:" (their model card's example task).
+QWEN3_EMBEDDING_QUERY = ("Instruct: Given a web search query, retrieve relevant passages that answer the query\n"
+                         "Query:")
 
 # Families that need more than the plain use, recognised by the name in their GGUF header
-# (general.name). e5 (not e5-instruct, which wants an instruction instead): its model card's
-# prefixes (without them it finds less) and its unrelated point, measured with
-# tests/bench/retrieval.py on LoCoMo and the Chinese sets (README, search figures).
-KNOWN_MODELS = {re.compile(r"\be5\b(?!.*instruct)", re.IGNORECASE): ModelTraits("query: ", "passage: ", 0.75)}
+# (general.name) or their file's. e5 (not e5-instruct, which wants an instruction instead): its
+# model card's prefixes (without them it finds less) and its unrelated point, measured with
+# tests/bench/retrieval.py on LoCoMo and the Chinese sets (README, search figures). Qwen3-Embedding:
+# its instruction and last-token pooling; bge-m3: no prefix, CLS pooling. Their unrelated points
+# are not measured (no weights here): 0, plain cosine.
+KNOWN_MODELS = {
+    re.compile(r"\be5\b(?!.*instruct)", re.IGNORECASE): ModelTraits("query: ", "passage: ", 0.75, POOLING_MEAN),
+    re.compile(r"qwen3[\s_-]*embedding", re.IGNORECASE): ModelTraits(QWEN3_EMBEDDING_QUERY, "", 0.0, POOLING_LAST),
+    re.compile(r"\bbge[\s_-]*m3\b", re.IGNORECASE): ModelTraits("", "", 0.0, POOLING_CLS),
+}
 
 
 def traits_of(model_name: str) -> ModelTraits:
@@ -113,14 +128,22 @@ class GGUFEmbedder:
         # on 2 idle cores a Chinese query's p95 is 21 ms instead of 34 (tests/bench/embed_bench.py).
         self.query_threads = n_threads or max(self.threads, min(2, cores))
         self._threads_now = self.threads                               # the context's, on the worker
+        try:
+            named = read_model_info(self.path, "embedding").name
+        except ModelError:          # a damaged header: loading it below says what llama.cpp makes of it
+            named = self.name
+        traits = traits_of(named)
+        self.query_prefix, self.document_prefix = traits.query_prefix, traits.document_prefix
+        self.unrelated_similarity = traits.unrelated_similarity
+        self._pooling = traits.pooling
         started = time.perf_counter()
         self._llm = self._worker.submit(self._load).result()
         self.load_seconds = time.perf_counter() - started
         self.dimensions = self._llm.n_embd()
         self.context_tokens = self._llm.n_ctx()
-        traits = traits_of(self._llm.metadata.get("general.name", self.name))
-        self.query_prefix, self.document_prefix = traits.query_prefix, traits.document_prefix
-        self.unrelated_similarity = traits.unrelated_similarity
+        # A last-token embedder (Qwen3-Embedding) reads the state at EOS: the input must end with it,
+        # which older conversions did not add (their add_eos_token flag is missing).
+        self._end = self._llm.token_eos() if self._llm.pooling_type() == POOLING_LAST else None
 
     def _load(self):
         from llama_cpp import Llama  # imported here: loading the library costs time at start-up
@@ -133,7 +156,8 @@ class GGUFEmbedder:
             while True:
                 llm = Llama(model_path=str(self.path), embedding=True, verbose=False, n_ctx=context,
                             n_batch=context, n_ubatch=context, n_threads=threads, n_threads_batch=threads,
-                            flash_attn=True)
+                            flash_attn=True, pooling_type=POOLING_UNSPECIFIED if self._pooling is None
+                            else self._pooling)
                 trained = llm._model.n_ctx_train()
                 if 0 < trained < context:
                     llm.close()
@@ -173,13 +197,22 @@ class GGUFEmbedder:
             self._threads_now = threads
         for start in range(0, len(fresh), self.GROUP):
             group = fresh[start:start + self.GROUP]
-            known.update(zip(group, normalise_rows(np.array(self._llm.embed(group, normalize=False, truncate=True)))))
+            known.update(zip(group, normalise_rows(pooled(self._llm, [self._tokens(t) for t in group],
+                                                          self.dimensions))))
         for text in texts:
             self._recent[text] = known[text]
             self._recent.move_to_end(text)
         while len(self._recent) > self.RECENT:
             self._recent.popitem(last=False)
         return np.stack([known[text] for text in texts])
+
+    def _tokens(self, text: str) -> list[int]:
+        """The text's tokens as the model was trained on them, cut to the context (``Llama.embed``'s
+        tokens, and EOS at the end for a last-token model)."""
+        tokens = tokenize(self._llm, text, add_special=True, parse_special=False)[: self.context_tokens]
+        if self._end is not None and tokens[-1:] != [self._end]:
+            tokens = tokens[: self.context_tokens - 1] + [self._end]
+        return tokens
 
     def close(self) -> None:
         self._worker.submit(self._llm.close).result()

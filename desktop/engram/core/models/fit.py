@@ -109,7 +109,7 @@ def estimate(entry: CatalogEntry, machine: Machine, measured: float | None = Non
                  cores=cores, rate=BANDWIDTH_PER_CORE_GB, size=size_gb)
     if on_gpu:
         basis = Text(QT_TRANSLATE_NOOP("Core", "{basis}; on the GPU it is faster"), basis=basis)
-    return Fit(fits, round(speed, 1), fits and (entry.kind == "embedding" or speed >= FAST_TOKENS_PER_SECOND),
+    return Fit(fits, round(speed, 1), fits and (entry.kind != "chat" or speed >= FAST_TOKENS_PER_SECOND),
                basis, False, speaks)
 
 

@@ -64,6 +64,51 @@ def read_model_info(path: str | os.PathLike, role: str = "chat") -> ModelInfo:
                      _int(wanted.get(f"{architecture}.embedding_length")))
 
 
+@dataclass(frozen=True)
+class Head:
+    """What a model makes of its last layer, from its GGUF header: the pooling it asks for, the
+    classifier (a reranker's rank head: its tensors and labels) and the rerank template it carries."""
+
+    architecture: str
+    pooling: int | None                  # llama.h's llama_pooling_type; None: not in the file
+    head_tensors: tuple[str, ...]        # cls.weight, cls.output.weight ... (a rank head's)
+    labels: tuple[str, ...]              # the classifier's output labels (Qwen3-Reranker: yes, no)
+    rerank_template: str | None          # tokenizer.chat_template.rerank
+
+
+def read_head(path: str | os.PathLike, role: str = "reranker") -> Head:
+    """The whole header (the vocabulary too, then the tensor names): a fraction of a second."""
+    p = check_model_file(path, role)
+    keys: dict[str, object] = {}
+    tensors: list[str] = []
+    try:
+        with p.open("rb") as f:
+            reader = _Reader(f)
+            f.read(4)
+            reader.scalar(4)
+            tensor_count = reader.scalar(10)
+            for _ in range(min(reader.scalar(10), MAX_KEYS)):
+                key = reader.string()
+                kind = reader.scalar(4)
+                if key.endswith((".pooling_type", ".classifier.output_labels")) or key in (
+                        "general.architecture", "tokenizer.chat_template.rerank"):
+                    keys[key] = reader.strings() if kind == ARRAY else reader.value(kind)
+                else:
+                    reader.skip(kind)
+            for _ in range(min(tensor_count, MAX_KEYS)):
+                tensors.append(reader.string())
+                f.seek(8 * reader.scalar(4) + 4 + 8, os.SEEK_CUR)      # dimensions, type, offset
+    except (struct.error, UnicodeDecodeError, OverflowError, MemoryError) as e:
+        raise ModelError(f"{p} starts like a GGUF file but its header is damaged ({e})",
+                         hint="download the model again") from e
+    architecture = str(keys.get("general.architecture", ""))
+    labels = keys.get(f"{architecture}.classifier.output_labels")
+    template = keys.get("tokenizer.chat_template.rerank")
+    return Head(architecture, _int(keys.get(f"{architecture}.pooling_type")),
+                tuple(name for name in tensors if name.startswith("cls.")),
+                tuple(labels) if isinstance(labels, list) else (), template if isinstance(template, str) else None)
+
+
 def _int(value) -> int | None:
     return int(value) if isinstance(value, (int, float)) else None
 
@@ -91,6 +136,15 @@ class _Reader:
             self.skip(kind)
             return None
         return self.scalar(kind)
+
+    def strings(self) -> list[str] | None:
+        """An array of strings (after its kind was read); None for any other array, skipped."""
+        item, count = self.scalar(4), self.scalar(10)
+        if item == STRING:
+            return [self.string() for _ in range(count)]
+        for _ in range(count):
+            self.skip(item)
+        return None
 
     def skip(self, kind: int) -> None:
         if kind == STRING:

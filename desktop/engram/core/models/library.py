@@ -26,7 +26,7 @@ from engram.core.models.fit import Fit, Machine, assess
 if TYPE_CHECKING:   # models sit below the settings' composition: they read what they are handed
     from engram.core.settings import Settings
 
-SETTING_OF_KIND = {"chat": "chat_model", "embedding": "embedding_model"}
+SETTING_OF_KIND = {"chat": "chat_model", "embedding": "embedding_model", "reranker": "rerank_model"}
 
 
 def config_folder(settings: Settings) -> Path:

@@ -64,11 +64,13 @@ from engram.core.memory.records import DISTILLED_KINDS, Memory, moment_of, now_i
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.coverage import ideal_bm25
 from engram.core.memory.search.neighbourhood import similarities
+from engram.core.memory.search.reranking import reranked
 from engram.core.memory.search.timeframe import in_timeframe
 from engram.core.storage import dialect
 
 if TYPE_CHECKING:
     from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
+    from engram.core.models.reranker import Reranker
     from engram.core.storage.database import Database
 
 Mode = Literal["hybrid", "words", "meaning"]
@@ -114,9 +116,13 @@ class SearchOptions:
     heat_weight: float = 0.1
     timeframe_weight: float = 2.0    # more relevance for a memory said in a time the query names (timeframe.py)
     history_weight: float = 0.5      # share of its score a superseded or expired memory keeps (history only)
+    rerank_candidates: int = 20      # best fused candidates a reranker reorders, when one is installed
+                                     # (reranking.py; at least k); 0: none, even with a reranker
     now: str | None = None           # the moment recency and validity are measured at (ISO; None: now)
 
     def __post_init__(self):
+        if self.rerank_candidates < 0:
+            raise InvalidInput("rerank_candidates must be 0 or more")
         if self.mode not in MODES:
             raise InvalidInput(f"unknown search mode {self.mode!r}", hint="use hybrid, words or meaning")
         if self.fusion not in FUSIONS:
@@ -142,11 +148,13 @@ class SearchOptions:
 @dataclass(frozen=True)
 class SearchHit:
     memory: Memory
-    score: float                      # fused, 1.0 = first on every side that ran
+    score: float                      # what the hits are ordered by: the reranker's when it read this hit,
+                                      # else fused (1.0 = first on every side that ran)
     similarity: float | None = None   # when the meaning side found it: cosine similarity measured from
                                       # its neighbourhood's middle (neighbourhood.py)
     words_rank: int | None = None
     meaning_rank: int | None = None
+    rerank_score: float | None = None  # the reranker's, 0 to 1, when it read this one (then also ``score``)
 
 
 @dataclass
@@ -155,10 +163,12 @@ class SearchResult:
     embed_ms: float = 0.0
     search_ms: float = 0.0
     notes: list[str] = field(default_factory=list)   # e.g. why meaning was not used
+    reranker: str = ""                # the reranker that reordered the best candidates; empty: none did
+    rerank_ms: float = 0.0
 
 
 def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: str, scope: Scope,
-                  options: SearchOptions) -> SearchResult:
+                  options: SearchOptions, reranker: "Reranker | None" = None) -> SearchResult:
     started = time.perf_counter()
     result = SearchResult(hits=[])
     if not query or not query.strip():
@@ -221,16 +231,21 @@ def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: s
     words_rank = {i: r for r, i in enumerate(words_ids, start=1)}
     meaning_rank = {i: r for r, i in enumerate(meaning_ids, start=1)}
     # Fetch with the scope again (rank already left out what history alone may show).
-    wanted = ranked[: options.k * 2 + 10]
+    reading = max(options.rerank_candidates, options.k) if reranker is not None and options.rerank_candidates else 0
+    wanted = ranked[: max(options.k * 2 + 10, reading)]
     memories = {m.id: m for m in searcher.fetch(wanted, scope)}
-    for memory_id in wanted:
-        if (memory := memories.get(memory_id)) is None:
-            continue
-        result.hits.append(SearchHit(memory, min(1.0, fused[memory_id] / best_possible), similarity.get(memory_id),
-                                     words_rank.get(memory_id), meaning_rank.get(memory_id)))
-        if len(result.hits) == options.k:
-            break
-    result.search_ms = (time.perf_counter() - started) * 1000 - result.embed_ms
+    found = [memories[memory_id] for memory_id in wanted if memory_id in memories]
+    rerank_score: dict[int, float] = {}
+    if reading and found and reranker is not None:
+        reranking = time.perf_counter()
+        found, rerank_score = reranked(reranker, query, found, reading)
+        result.reranker, result.rerank_ms = reranker.name, (time.perf_counter() - reranking) * 1000
+    for memory in found[: options.k]:
+        memory_id = memory.id
+        score = rerank_score.get(memory_id, min(1.0, fused[memory_id] / best_possible))
+        result.hits.append(SearchHit(memory, score, similarity.get(memory_id), words_rank.get(memory_id),
+                                     meaning_rank.get(memory_id), rerank_score.get(memory_id)))
+    result.search_ms = (time.perf_counter() - started) * 1000 - result.embed_ms - result.rerank_ms
     return result
 
 

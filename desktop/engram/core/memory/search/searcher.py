@@ -19,6 +19,7 @@ from engram.core.memory.search.fusion import SearchOptions, SearchResult, hybrid
 from engram.core.memory.search.words import for_database
 from engram.core.memory.search.vectors.index import VectorIndex
 from engram.core.models.embeddings import Embedder
+from engram.core.models.reranker import Reranker
 from engram.core.storage.database import Database
 
 
@@ -39,6 +40,7 @@ class Searcher:
         self.fetch = fetch
         self.words_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="engram-words")
 
-    def search(self, query: str, scope: Scope, options: SearchOptions, space: EmbeddingSpace | None) -> SearchResult:
-        """``space`` None: by words only."""
-        return hybrid_search(self, space, query, scope, options)
+    def search(self, query: str, scope: Scope, options: SearchOptions, space: EmbeddingSpace | None,
+               reranker: Reranker | None = None) -> SearchResult:
+        """``space`` None: by words only; ``reranker``: the best candidates reordered by it."""
+        return hybrid_search(self, space, query, scope, options, reranker)
