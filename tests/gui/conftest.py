@@ -67,6 +67,20 @@ def open_window(qtbot, real_embedder, real_chat_model):
 
 
 @pytest.fixture
+def fake_backend(qtbot):
+    """The window's backend on fake models, for dialogs that never run them (models, first start)."""
+    from engram.core.app import Engram
+    from engram.ui.backend import Backend
+    from fakes import FakeChatModel, FakeEmbedder
+
+    opened = Backend(None, lambda folder: Engram(folder, embedder=FakeEmbedder(), chat_model=FakeChatModel()))
+    opened.open()
+    qtbot.waitUntil(lambda: opened.ready, timeout=20_000)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
 def send(qtbot):
     """send(window, text): type a message, press Enter, wait for the reply; returns its bubble."""
     from PySide6.QtCore import Qt

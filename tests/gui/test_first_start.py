@@ -21,20 +21,6 @@ MODELSCOPE = "Qwen/Qwen3-4B-GGUF/resolve/master/Qwen3-4B-Q4_K_M.gguf"
 
 
 @pytest.fixture
-def window_backend(qtbot):
-    """The window's backend on fake models (the first start never runs them)."""
-    from engram.core.app import Engram
-    from engram.ui.backend import Backend
-    from fakes import FakeChatModel, FakeEmbedder
-
-    opened = Backend(None, lambda folder: Engram(folder, embedder=FakeEmbedder(), chat_model=FakeChatModel()))
-    opened.open()
-    qtbot.waitUntil(lambda: opened.ready, timeout=20_000)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
 def hosts(tmp_path, monkeypatch):
     """A hub and a ModelScope on loopback, each with a real GGUF at its own layout, slowed so that
     the download is seen running; the catalog has a Chinese-capable tool model and a faster
@@ -61,11 +47,11 @@ def hosts(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def card(qtbot, window_backend, hosts, monkeypatch):
+def card(qtbot, fake_backend, hosts, monkeypatch):
     from engram.ui.first_start import FirstStart
 
     monkeypatch.setattr(language, "current", "zh_CN")              # a Chinese window
-    shown = FirstStart(window_backend)
+    shown = FirstStart(fake_backend)
     qtbot.addWidget(shown)
     shown.offer()
     qtbot.waitUntil(lambda: shown.offered is not None, timeout=20_000)
@@ -79,7 +65,7 @@ def test_a_chinese_window_is_offered_a_qwen_model_with_its_speed_and_basis(card)
     assert card.download_button.isEnabled() and "Qwen3 4B" in card.download_button.text()
 
 
-def test_one_click_downloads_it_and_it_is_used_once_there(qtbot, card, window_backend, hosts, tmp_path):
+def test_one_click_downloads_it_and_it_is_used_once_there(qtbot, card, fake_backend, hosts, tmp_path):
     with qtbot.waitSignal(card.chosen, timeout=60_000) as chosen:
         qtbot.mouseClick(card.download_button, Qt.LeftButton)
         qtbot.waitUntil(lambda: card.progress.isVisible() and card.progress.value() > 0, timeout=20_000)
@@ -87,7 +73,7 @@ def test_one_click_downloads_it_and_it_is_used_once_there(qtbot, card, window_ba
     assert chosen.args == [{"chat"}]
     path = str(tmp_path / "models" / "Qwen3-4B-Q4_K_M.gguf")
     assert Settings.load().chat_model == path and Settings.load().first_start == "download"
-    assert window_backend.engram.settings.chat_model == path and not card.isVisible()
+    assert fake_backend.engram.settings.chat_model == path and not card.isVisible()
 
 
 def test_an_unreachable_hub_offers_the_mirrors_and_one_click_downloads_from_modelscope(qtbot, card, hosts):
@@ -102,7 +88,7 @@ def test_an_unreachable_hub_offers_the_mirrors_and_one_click_downloads_from_mode
     assert [r["path"] for r in hosts["modelscope"].requests][0] == "/models/" + MODELSCOPE
 
 
-def test_the_demo_choice_is_remembered_and_a_file_of_ones_own_is_used(qtbot, card, window_backend, monkeypatch):
+def test_the_demo_choice_is_remembered_and_a_file_of_ones_own_is_used(qtbot, card, fake_backend, monkeypatch):
     qtbot.mouseClick(card.demo_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: Settings.load().first_start == "demo")
     assert not card.isVisible() and Settings.load().chat_model == ""
@@ -141,13 +127,13 @@ def test_measure_clicks_and_seconds_from_the_first_window_to_a_download_running(
     assert all(not server.requests for name, server in hosts.items() if name != source)
 
 
-def test_the_models_dialog_shows_the_download_the_first_start_began(qtbot, card, window_backend):
+def test_the_models_dialog_shows_the_download_the_first_start_began(qtbot, card, fake_backend):
     from PySide6.QtWidgets import QProgressBar
 
     from engram.ui.models_dialog import ModelsDialog
 
     qtbot.mouseClick(card.download_button, Qt.LeftButton)
-    dialog = ModelsDialog(window_backend)
+    dialog = ModelsDialog(fake_backend)
     qtbot.addWidget(dialog)
     dialog.load()
     qtbot.waitUntil(lambda: dialog.table.rowCount() == 2)

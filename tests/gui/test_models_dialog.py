@@ -16,20 +16,6 @@ URL = "test/minilm-GGUF/resolve/main/minilm.gguf"
 
 
 @pytest.fixture
-def backend(qtbot):
-    """The window's backend on fake models (this dialog never runs them)."""
-    from engram.core.app import Engram
-    from engram.ui.backend import Backend
-    from fakes import FakeChatModel, FakeEmbedder
-
-    opened = Backend(None, lambda folder: Engram(folder, embedder=FakeEmbedder(), chat_model=FakeChatModel()))
-    opened.open()
-    qtbot.waitUntil(lambda: opened.ready, timeout=20_000)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
 def mirror(tmp_path, monkeypatch):
     server = ModelServer(pace_s=0.01).start()          # about 6 MiB/s: slow enough to watch
     server.serve(URL, BUNDLED_EMBEDDING_MODEL)
@@ -46,8 +32,8 @@ def mirror(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def dialog(qtbot, backend, mirror):
-    shown = ModelsDialog(backend)
+def dialog(qtbot, fake_backend, mirror):
+    shown = ModelsDialog(fake_backend)
     qtbot.addWidget(shown)
     shown.show()
     shown.load()
@@ -76,7 +62,7 @@ def test_the_catalog_shows_what_suits_this_machine(dialog):
     assert "test/g/resolve/main/g.gguf" in dialog.details.text()
 
 
-def test_a_download_shows_progress_pauses_resumes_completes_and_is_used(qtbot, dialog, backend, mirror, tmp_path):
+def test_a_download_shows_progress_pauses_resumes_completes_and_is_used(qtbot, dialog, fake_backend, mirror, tmp_path):
     dialog.select("minilm")
     qtbot.mouseClick(dialog.download_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: bar(dialog, "minilm") is not None and 0 < bar(dialog, "minilm").value() < 500,
@@ -100,7 +86,7 @@ def test_a_download_shows_progress_pauses_resumes_completes_and_is_used(qtbot, d
         qtbot.mouseClick(dialog.use_button, Qt.LeftButton)
     assert applied.args == [{"embedding"}]
     path = str(tmp_path / "models" / "minilm.gguf")
-    assert backend.engram.settings.embedding_model == path and Settings.load().embedding_model == path
+    assert fake_backend.engram.settings.embedding_model == path and Settings.load().embedding_model == path
     qtbot.waitUntil(lambda: cell(dialog, "minilm", 7) == "in use")
 
 
@@ -111,20 +97,20 @@ def test_a_failed_download_says_why_in_the_dialog(qtbot, dialog, mirror):
     assert "Download from" in dialog.notice.label.text()
 
 
-def test_settings_models_page_opens_the_dialog(qtbot, backend, mirror):
+def test_settings_models_page_opens_the_dialog(qtbot, fake_backend, mirror):
     from engram.ui.settings_dialog import SettingsDialog
 
-    settings = SettingsDialog(backend)
+    settings = SettingsDialog(fake_backend)
     qtbot.addWidget(settings)
     settings.load()
     settings.open_models()
     qtbot.waitUntil(lambda: settings.models_dialog.isVisible() and settings.models_dialog.table.rowCount() == 3)
 
 
-def test_settings_models_page_offers_the_download_source_and_keeps_the_dialogs_in_step(qtbot, backend, mirror):
+def test_settings_models_page_offers_the_download_source_and_keeps_the_dialogs_in_step(qtbot, fake_backend, mirror):
     from engram.ui.settings_dialog import SettingsDialog
 
-    settings = SettingsDialog(backend)
+    settings = SettingsDialog(fake_backend)
     qtbot.addWidget(settings)
     settings.load()
     assert settings.source.source() == "huggingface" and not settings.source.custom.isVisible()

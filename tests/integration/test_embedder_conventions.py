@@ -79,5 +79,6 @@ def test_the_bundled_e5_gets_its_prefixes_and_the_vectors_llama_embed_gave(real_
     theirs = real_embedder._worker.submit(
         lambda: [real_embedder._llm.embed(["passage: " + t for t in texts[i:i + 4]], normalize=False, truncate=True)
                  for i in range(0, len(texts), 4)]).result()
-    assert np.array_equal(mine, normalise_rows(np.array(theirs[0] + theirs[1])))
+    # The same vectors, to float rounding: llama.cpp's sums depend on how a batch is laid out.
+    assert np.allclose(mine, normalise_rows(np.array(theirs[0] + theirs[1])), rtol=0, atol=1e-5)
     assert embedder_problems(paths.BUNDLED_EMBEDDING_MODEL) == ("pooling mean", [])
