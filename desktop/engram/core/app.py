@@ -39,7 +39,7 @@ from engram.core.conversation.summary import SUMMARY_JOB, Summariser, SummaryPro
 from engram.core.conversation.engine import TurnEngine
 from engram.core.conversation.turn_records import Turns
 from engram.core.conversation.window import WindowProvider
-from engram.core.profile.document import CATEGORIES
+from engram.core.profile.lines import CATEGORIES as LEARNED_CATEGORIES
 from engram.core.profile.learning import ProfileLearning
 from engram.core.profile.profiles import PROFILES_DIR, Profiles
 from engram.core.profile.provider import ProfileProvider
@@ -240,7 +240,7 @@ class Engram:
             SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
                                     options.summary_keep),
             DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options, self._note_profile,
-                                   [c for c in CATEGORIES if c != "other"]),
+                                   LEARNED_CATEGORIES),
             EMPTY_LOG_JOB: empty_log_job(self.db),
             CONVERT_JOB: lambda payload: self.documents.run(payload),
         })

@@ -36,7 +36,7 @@ from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
 from engram.core.conversation.sessions import Session
 from engram.integrations import json_problem
-from engram.core.profile.document import CATEGORIES, PROPOSED, ProfileLine
+from engram.core.profile.document import CATEGORIES, ProfileLine
 
 MAX_RESULTS = 50
 MemoryId = Annotated[int, Field(ge=1, le=2**63 - 1)]      # what the database can hold
@@ -122,10 +122,7 @@ def build_server(engram: Engram, user: str, *, read_only: bool = False) -> MCPSe
         """What matters about the person, as Engram keeps it in every chat (health, who they are,
         family, diet, limits, how to answer, commitments): the lines in use and those waiting for
         their OK, each with its number and heading."""
-        doc = engram.profiles.read(user).numbered()
-        return {"lines": [{"id": line.id, "text": line.text, "category": line.category} for line in doc.active()],
-                "waiting_for_ok": [{"id": line.id, "text": line.text, "category": line.proposed_for}
-                                   for line in doc.lines if line.category == PROPOSED]}
+        return engram.profiles.read(user).listing()
 
     @tool(READING)
     def read_session_file(session: str, name: str) -> str:

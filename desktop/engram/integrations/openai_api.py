@@ -41,7 +41,7 @@ from engram.core.errors import ContextTooLong, EngramError, InvalidInput, ModelE
 from engram.core.conversation.engine import TurnResult
 from engram.core.conversation.sessions import Session, Sessions
 from engram.core.models.grammar import schema_grammar
-from engram.core.profile.document import CATEGORIES, PROPOSED, ProfileLine
+from engram.core.profile.document import CATEGORIES, ProfileLine
 from engram.integrations import json_problem
 from engram.integrations.api_key import accepts
 
@@ -321,11 +321,8 @@ class ChatApi:
     async def profile(self, request: Request) -> JSONResponse:
         """The person's profile: the lines in use, and those waiting for their OK."""
         engram = self.engram()
-        doc = (await asyncio.to_thread(engram.profiles.read, request.query_params.get("user") or engram.user)).numbered()
-        return JSONResponse({"lines": [{"id": line.id, "text": line.text, "category": line.category}
-                                       for line in doc.active()],
-                             "waiting_for_ok": [{"id": line.id, "text": line.text, "category": line.proposed_for}
-                                                for line in doc.lines if line.category == PROPOSED]})
+        doc = await asyncio.to_thread(engram.profiles.read, request.query_params.get("user") or engram.user)
+        return JSONResponse(doc.listing())
 
     async def propose(self, request: Request) -> JSONResponse:
         """A line proposed for the profile; it waits for the person's OK in the window."""

@@ -15,8 +15,11 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-# Categories in the order a new file lists them. The keys never change (they are in files).
-CATEGORIES = ("health", "identity", "people", "diet", "limits", "style", "commitments", "other")
+from engram.core.profile.lines import CATEGORIES as LEARNED_CATEGORIES
+
+# Categories in the order a new file lists them: the learner's, then the rest. The keys never
+# change (they are in files).
+CATEGORIES = (*LEARNED_CATEGORIES, "other")
 PROPOSED, EARLIER = "proposed", "earlier"
 HEADINGS = {
     "en": {"health": "Health", "identity": "Who I am", "people": "Family and people", "diet": "Food",
@@ -80,6 +83,14 @@ class ProfileDocument:
     def active(self) -> list[ProfileLine]:
         """The lines that are in every prompt: not proposals, not history."""
         return [line for line in self.lines if line.category not in (PROPOSED, EARLIER)]
+
+    def listing(self) -> dict:
+        """The lines in use and those waiting for an OK, as other programs are given them (MCP, API)."""
+        numbered = self.numbered()
+        return {"lines": [{"id": line.id, "text": line.text, "category": line.category}
+                          for line in numbered.active()],
+                "waiting_for_ok": [{"id": line.id, "text": line.text, "category": line.proposed_for}
+                                   for line in numbered.lines if line.category == PROPOSED]}
 
     def numbered(self) -> "ProfileDocument":
         """Every line with an id; ids are never handed out twice (``next_id`` only grows)."""

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from engram.core.errors import DataDirError, InvalidInput, NotFound
 from engram.core.profile.document import CATEGORIES, EARLIER, PROPOSED, ProfileDocument, ProfileLine, parse, render
+from engram.core.memory.records import wording
 from engram.core.storage.atomic import write_text_atomic
 
 PROFILES_DIR = "profiles"
@@ -114,10 +115,7 @@ class Profiles:
         return self.read(user).active()
 
     def line(self, user: str, line_id: int) -> ProfileLine:
-        found = next((line for line in self.read(user).numbered().lines if line.id == line_id), None)
-        if found is None:
-            raise NotFound(f"the profile has no line #{line_id}", hint="engram profile show lists them")
-        return found
+        return _find(self.read(user).numbered(), line_id)
 
     # -- changes -------------------------------------------------------------------------------
 
@@ -276,5 +274,6 @@ def _find(doc: ProfileDocument, line_id: int) -> ProfileLine:
 
 
 def _wording(text: str) -> str:
-    return " ".join(text.casefold().rstrip(".。!！").split())
+    """Two lines that say the same, case, spacing and a closing full stop aside."""
+    return wording(text).rstrip(".。!！")
 
