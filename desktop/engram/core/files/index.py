@@ -49,7 +49,7 @@ from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_
 from engram.core.files.trash import move_to_trash
 from engram.core.memory.records import Kind, Memory
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 
 if TYPE_CHECKING:
