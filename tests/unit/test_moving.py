@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from engram.core import moving
+from engram.core.porting import moving
 from engram.core.errors import DatabaseError, InvalidInput
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
