@@ -3,8 +3,9 @@
 A DELETE in SQLite leaves the words behind in three places: the FTS5 word index keeps a deleted
 memory's terms in its segments until they are merged (the word index's ``purge`` merges them); the
 write-ahead log keeps old pages until a checkpoint copies them back and the log is truncated
-(``release_log``, which waits for other processes' reads to end, else an outbox job does it later;
-freed pages are zeroed because every Engram connection sets ``secure_delete``); and everything
+(``release_log`` in conversation/upkeep.py, which waits for other processes' reads to end, else
+an outbox job does it later; freed pages are zeroed because every Engram connection sets
+``secure_delete``); and everything
 made from the text: the notes
 and summaries distilled from a message, the turn records that recalled it. ``forget_memory``
 handles one memory; ``find`` and ``forget_everywhere`` a text the person names, in the chats,
