@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from engram.core.app import Engram  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
-from engram.core.memory.search.fusion import SearchOptions  # noqa: E402
+from engram.core.memory.search.options import SearchOptions  # noqa: E402
 from fakes import FakeEmbedder  # noqa: E402
 
 USER = "ann"

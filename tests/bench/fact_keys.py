@@ -42,7 +42,7 @@ from engram.core.conversation.memory_options import MemoryOptions  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
 from engram.core.memory.records import DISTILLED_KINDS, NewMemory  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
-from engram.core.memory.search.fusion import SearchOptions  # noqa: E402
+from engram.core.memory.search.options import SearchOptions  # noqa: E402
 from engram.core.conversation.sessions import Sessions  # noqa: E402
 from engram.core.memory.store import MemoryStore  # noqa: E402
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "desktop"))
 
-from engram.core import moving  # noqa: E402
+from engram.core.porting import moving  # noqa: E402
 from engram.core.storage import open_database  # noqa: E402
 
 

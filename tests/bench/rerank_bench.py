@@ -40,7 +40,7 @@ from metrics import percentile  # noqa: E402
 
 from engram.core.memory.records import NewMemory  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
-from engram.core.memory.search.fusion import SearchOptions  # noqa: E402
+from engram.core.memory.search.options import SearchOptions  # noqa: E402
 from engram.core.memory.store import MemoryStore  # noqa: E402
 from engram.core.models.reranker import GGUFReranker  # noqa: E402
 from engram.core.storage.database import Database  # noqa: E402

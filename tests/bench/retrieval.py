@@ -65,7 +65,7 @@ from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
 from engram.core.memory.records import MAX_TEXT_CHARS, NewMemory  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
-from engram.core.memory.search.fusion import SearchOptions  # noqa: E402
+from engram.core.memory.search.options import SearchOptions  # noqa: E402
 from engram.core.memory.store import MemoryStore  # noqa: E402
 
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

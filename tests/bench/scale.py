@@ -47,7 +47,7 @@ from engram.core.models.embeddings import GGUFEmbedder  # noqa: E402
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL  # noqa: E402
 from engram.core.memory.records import content_hash, now_iso  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
-from engram.core.memory.search.fusion import MODES, SearchOptions  # noqa: E402
+from engram.core.memory.search.options import MODES, SearchOptions  # noqa: E402
 from engram.core.memory.search.vectors import index_type, pgvector_table  # noqa: E402
 from engram.core.memory.store import MemoryStore  # noqa: E402
 

@@ -38,7 +38,7 @@ from metrics import mean, normalise_dia_ids, percentile, unit_recall  # noqa: E4
 from engram.core.memory.records import content_hash  # noqa: E402
 from engram.core.memory.scope import Scope  # noqa: E402
 from engram.core.memory.search import words  # noqa: E402
-from engram.core.memory.search.fusion import SearchOptions  # noqa: E402
+from engram.core.memory.search.options import SearchOptions  # noqa: E402
 from engram.core.storage import open_database  # noqa: E402
 
 BACKENDS = ("sqlite", "postgresql")

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel
 
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 
 pytestmark = pytest.mark.real_model
 

@@ -12,7 +12,7 @@ from engram.core.errors import ModelError
 from engram.core.paths import BUNDLED_EMBEDDING_MODEL, MINILM_EMBEDDING_MODEL
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from fakes import FakeChatModel
 
 pytestmark = pytest.mark.real_model

@@ -13,7 +13,7 @@ from moves import HOMES, QUESTION, Mover, ask, home_of, tell_three_moves
 from engram.cli import main
 from engram.core.app import Engram
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 
 pytestmark = pytest.mark.real_model
 

@@ -13,7 +13,7 @@ from llama_cpp import Llama
 from engram.core import paths
 from engram.core.errors import ModelError
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.models.pooled import POOLING_CLS, POOLING_LAST, pooled, tokenize
 from engram.core.models.reranker import GGUFReranker

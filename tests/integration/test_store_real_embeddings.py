@@ -11,7 +11,7 @@ from engram.core.models.embeddings import GGUFEmbedder
 from engram.core.paths import MINILM_EMBEDDING_MODEL
 from engram.core.memory.records import NewMemory
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 
 ZERO_OVERLAP_CASES = Path(__file__).resolve().parents[1] / "bench" / "zero_overlap_zh.json"

@@ -6,7 +6,7 @@ import pytest
 
 from engram.core.memory.records import NewMemory
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 
 pytestmark = pytest.mark.real_model

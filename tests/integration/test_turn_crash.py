@@ -16,7 +16,7 @@ import pytest
 
 from engram.core.app import Engram
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 
 pytestmark = [pytest.mark.real_model, pytest.mark.both_backends]
 

@@ -28,7 +28,7 @@ def test_a_new_storage_scope_reaches_the_background_archiver(make_engram):
 
 def test_a_new_embedding_model_is_used_at_once_and_the_outbox_embeds_what_it_lacks(make_engram):
     from engram.core.app import EMBED_JOB
-    from engram.core.memory.search.fusion import SearchOptions
+    from engram.core.memory.search.options import SearchOptions
     from fakes import FakeEmbedder
 
     engram, _ = after_one_turn(make_engram, "my bike is a green Gazelle")

@@ -7,7 +7,7 @@ from test_search import TableEmbedder
 from engram.core.memory.records import NewMemory
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.coverage import ideal_bm25
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.search.words.okapi import idf
 from engram.core.memory.store import MemoryStore
 

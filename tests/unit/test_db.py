@@ -64,7 +64,7 @@ def test_each_users_word_index_is_made_from_their_memories_after_upgrading(tmp_p
     afterwards, only by their own user, Chinese included, and a change after that is indexed once."""
     from engram.core.storage import database as db_module
     from engram.core.memory.scope import Scope
-    from engram.core.memory.search.fusion import SearchOptions
+    from engram.core.memory.search.options import SearchOptions
     from engram.core.memory.store import MemoryStore
 
     path = tmp_path / "old.sqlite"

@@ -13,7 +13,7 @@ from engram.core.conversation.memory_options import MemoryOptions
 from engram.core.conversation.outbox import Outbox
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.settings import Settings
 
 pytestmark = pytest.mark.both_backends

@@ -157,13 +157,13 @@ def test_the_commands_list_first_and_change_only_when_confirmed(passport, capsys
 @pytest.mark.sqlite_only
 def test_a_read_held_open_elsewhere_leaves_the_log_to_background_work(passport, monkeypatch):
     """A checkpoint cannot pass another process's open read: the outbox empties the log later."""
-    import engram.core.forget as forget
+    import engram.core.conversation.upkeep as upkeep
 
     engram = passport
-    monkeypatch.setattr(forget, "LOG_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(upkeep, "LOG_WAIT_SECONDS", 0.2)
     with another_process_reading(engram.db.path, holding=True):
         done = forget_everywhere(engram, NUMBER, "ann", files=True)
-        assert not done.log_released and forget.EMPTY_LOG_JOB in [j.kind for j in engram.outbox.jobs("pending")]
+        assert not done.log_released and upkeep.EMPTY_LOG_JOB in [j.kind for j in engram.outbox.jobs("pending")]
         assert [found for found in occurrences(engram.data_dir, NUMBER) if found.endswith("-wal")]
     engram.outbox.run_due()
     assert occurrences(engram.data_dir, NUMBER) == [] and not engram.outbox.jobs("pending")

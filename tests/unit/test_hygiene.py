@@ -7,7 +7,7 @@ from engram.core.conversation.archive import echoed_share
 from engram.core.conversation.prompts import FILE_TOOLS, RECALL, SYSTEM
 from engram.core.conversation.recall import REPLY_WEIGHT, persons_words_first
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchHit
+from engram.core.memory.search.options import SearchHit
 
 
 def test_echoed_share_counts_copied_runs_in_any_order():

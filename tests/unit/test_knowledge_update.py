@@ -7,7 +7,7 @@ from __future__ import annotations
 from moves import HOMES, QUESTION, Mover, ask, home_of, tell_three_moves
 
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 
 
 def test_the_newest_address_is_recalled_and_the_older_ones_only_as_history(make_engram):

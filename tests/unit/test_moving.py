@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from engram.core import moving
+from engram.core.porting import moving
 from engram.core.errors import DatabaseError, InvalidInput
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.storage import open_database
 from fakes import FakeEmbedder

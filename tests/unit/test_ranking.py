@@ -9,7 +9,8 @@ import pytest
 from engram.core.errors import InvalidInput
 from engram.core.memory.scope import Scope
 from engram.core.memory.records import DISTILLED_KINDS
-from engram.core.memory.search.fusion import NOTE_KINDS, SearchOptions, days_between, standing, with_keys
+from engram.core.memory.search.fusion import NOTE_KINDS, days_between, standing, with_keys
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.storage import open_database
 from fakes import FakeEmbedder

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engram.core.errors import DataDirError, InvalidInput
-from engram.core.relocate import move_data_dir
+from engram.core.storage.relocate import move_data_dir
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import pytest
 
 from engram.core.errors import InvalidInput
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from fakes import FakeReranker
 
 ALICE = Scope(user="alice")

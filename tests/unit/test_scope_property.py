@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from engram.core.errors import NotFound
 from engram.core.memory.records import NewMemory
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 from fakes import FakeEmbedder
 

@@ -6,7 +6,7 @@ import pytest
 from engram.core.models.embeddings import ModelTraits, relatedness, traits_of
 from engram.core.errors import InvalidInput
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.memory.search.words.bm25 import words_ranked
 

@@ -3,7 +3,7 @@
 from fakes import FakeEmbedder
 
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
 from engram.core.memory.store import MemoryStore
 

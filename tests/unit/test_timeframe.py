@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.search.timeframe import Timeframe, timeframes
 
 THURSDAY = datetime(2023, 3, 9, 15, 47, tzinfo=timezone.utc)

@@ -10,7 +10,7 @@ from engram.core.conversation.archive import ARCHIVE_JOB
 from engram.core.errors import InvalidInput, ModelError, NotFound
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 
 pytestmark = pytest.mark.both_backends
 

@@ -8,7 +8,7 @@ import pytest
 from engram.core.memory.records import content_hash, now_iso
 from engram.core.memory.scope import Scope
 from engram.core.memory.search import words
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.search.words import postgres as pg_words, tokens
 from engram.core.storage import open_database
 from engram.core.storage.database import Database

@@ -4,7 +4,7 @@ import pytest
 
 from engram.core.memory.search.words import index as word_index, tokens as words
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.search.words.tokens import index_terms, match_queries, phrase, query_terms
 
 ALICE = Scope(user="alice")

@@ -11,7 +11,7 @@ from engram.core.memory.search.words import index as word_index, sqlite as sqlit
 from engram.core.storage.database import Database
 from engram.core.storage.migrations import MIGRATIONS
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
 
 WORDS = SearchOptions(mode="words", k=5, neighbour_weight=0.0, session_weight=0.0)   # words alone

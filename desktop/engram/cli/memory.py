@@ -12,7 +12,7 @@ from engram.core.app import Engram
 from engram.core.forget import LOG_LEFT, forget_memory
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import MODES, SearchOptions
+from engram.core.memory.search.options import MODES, SearchOptions
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:

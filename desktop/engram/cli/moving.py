@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engram.core.moving import current_location, described, migrate_data, target_location
+from engram.core.porting.moving import current_location, described, migrate_data, target_location
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:

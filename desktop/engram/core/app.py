@@ -26,13 +26,13 @@ from engram.core.errors import DataDirError, InvalidInput, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.documents import CONVERT_JOB, Documents
 from engram.core.files.provider import FileMemoryProvider
-from engram.core.forget import EMPTY_LOG_JOB, empty_log, empty_log_job
 from engram.core.settings import Settings
 from engram.core.conversation.memory_options import MemoryOptions
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.preferences import Preferences, PreferencesProvider
 from engram.core.conversation.recall import RecallProvider
 from engram.core.conversation.triggers import TriggerWords
+from engram.core.conversation.upkeep import EMPTY_LOG_JOB, empty_log, empty_log_job
 from engram.core.conversation.sessions import Sessions
 from engram.core.memory.store import MemoryStore
 from engram.core.conversation.summary import SUMMARY_JOB, Summariser, SummaryProvider, summarised_through
@@ -290,7 +290,7 @@ class Engram:
                                                                forget_session(self.store, s.user, s.id)))
         with self.db.transaction() as conn:
             self.store.words.purge(conn, session.user)      # the deleted words leave the index's bytes too
-        empty_log(self)
+        empty_log(self.db, self.outbox)
         try:
             return DeletedSession(messages, folder.path, self.files.discard(folder.name, self.data_dir / TRASH_DIR))
         except DataDirError as e:

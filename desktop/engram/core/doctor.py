@@ -19,7 +19,7 @@ from engram.core.storage.postgres import redacted
 from engram.core.models.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.settings import Settings
 from engram.core.memory.store import MemoryStore
 

@@ -3,8 +3,9 @@
 A DELETE in SQLite leaves the words behind in three places: the FTS5 word index keeps a deleted
 memory's terms in its segments until they are merged (the word index's ``purge`` merges them); the
 write-ahead log keeps old pages until a checkpoint copies them back and the log is truncated
-(``release_log``, which waits for other processes' reads to end, else an outbox job does it later;
-freed pages are zeroed because every Engram connection sets ``secure_delete``); and everything
+(``release_log`` in conversation/upkeep.py, which waits for other processes' reads to end, else
+an outbox job does it later; freed pages are zeroed because every Engram connection sets
+``secure_delete``); and everything
 made from the text: the notes
 and summaries distilled from a message, the turn records that recalled it. ``forget_memory``
 handles one memory; ``find`` and ``forget_everywhere`` a text the person names, in the chats,
@@ -20,12 +21,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engram.core.conversation.archive import ARCHIVE_JOB
+from engram.core.conversation.upkeep import empty_log
 from engram.core.storage.atomic import write_bytes_atomic
 from engram.core.errors import DataDirError, InvalidInput
 from engram.core.files import INDEX_NAME, SESSIONS_DIR, TRASH_DIR
@@ -37,53 +38,13 @@ from engram.core.storage import dialect
 
 if TYPE_CHECKING:
     from engram.core.app import Engram
-    from engram.core.storage.database import Database
 
 FORGOTTEN = "[forgotten]"
 FOLDER_FORGOTTEN = "forgotten"
-LOG_WAIT_SECONDS = 10.0          # how long to wait for other processes' reads before leaving it to the outbox
-EMPTY_LOG_JOB = "empty_log"
 LOG_LEFT = ("another Engram program kept reading the database, so old copies are still in its write-ahead log"
             " (-wal file); background work empties it once the reads let it (see `engram outbox status`)")
 DERIVED_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.EXPERIENCE, Kind.SUMMARY)
 MIN_TEXT_CHARS = 3               # a shorter text would match half the database
-
-
-def release_log(db: "Database", wait: float | None = None) -> bool:
-    """Copy the write-ahead log into the database and truncate it to nothing, so that the pages
-    that held forgotten text before the change are gone from the ``-wal`` file too. A checkpoint
-    cannot pass a read that another process has open; SQLite waits for it (the busy timeout) and
-    this tries again until ``wait`` has passed. Returns whether the log is empty now (False: another
-    process kept a read open the whole time)."""
-    if db.path is None:
-        return True
-    deadline = time.monotonic() + (LOG_WAIT_SECONDS if wait is None else wait)
-    while True:
-        busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        if not busy:
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-
-
-def empty_log(engram: "Engram") -> bool:
-    """``release_log``; when another process keeps reading, the outbox job EMPTY_LOG_JOB does it
-    later, in whichever Engram process runs its outbox first (the window's, or the next command's),
-    retried with backoff until the reads let it. Returns whether the log is empty now."""
-    if release_log(engram.db):
-        return True
-    engram.outbox.enqueue(EMPTY_LOG_JOB, {}, unique=True)
-    return False
-
-
-def empty_log_job(db: "Database"):
-    """The outbox handler: empty the log, or fail, to be tried again."""
-    def run(payload: dict) -> None:
-        if not release_log(db):
-            raise DataDirError("another program kept reading the database: its write-ahead log still holds"
-                               " forgotten text", hint="it is tried again; closing other Engram windows helps")
-    return run
 
 
 def redact(value, pattern: re.Pattern):
@@ -141,7 +102,7 @@ def forget_memory(engram: "Engram", memory_id: int, *, actor: Actor | str = Acto
         for i in ids:
             engram.store.delete(i, actor=actor)
         engram.store.words.purge(conn, user)
-    return ForgottenMemory(ids, turns, empty_log(engram))
+    return ForgottenMemory(ids, turns, empty_log(engram.db, engram.outbox))
 
 
 def _redact_turns_recalling(conn, sql, user: str, ids: list[int], pattern: re.Pattern) -> int:
@@ -396,7 +357,7 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
         _rename(engram.data_dir / TRASH_DIR / place.key[0], folder_pattern)
     if by_kind.get("file") or by_kind.get("file name"):
         engram.files.sync_all()                      # the index (and memories.md) as the files now read
-    done.log_released = empty_log(engram)
+    done.log_released = empty_log(engram.db, engram.outbox)
     return done
 
 

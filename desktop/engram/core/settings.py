@@ -70,7 +70,7 @@ class Settings:
                                             # costs: 0.2 e5 0.005, MiniLM 0; 0.3 e5 0.018), not tuned again
     recall_prompt: str = prompts.RECALL[prompts.EN]
     recency_half_life_days: float = 90.0    # recall: a memory's recency counts half after this many days
-                                            # (its weight: SearchOptions.recency_weight, core/memory/search/fusion.py)
+                                            # (its weight: SearchOptions.recency_weight, core/memory/search/options.py)
     storage_scope: str = "user,session"     # what a stored message is tagged with
     search_scope: str = "user"              # what recall searches: user = across all of the person's sessions
     distill_memories: str = "auto"          # facts, preferences, tasks from what the person says: auto (on

@@ -33,7 +33,7 @@ from engram.core.files.tools import file_tools
 from engram.core.forget import LOG_LEFT, forget_memory
 from engram.core.memory.records import Actor, Kind, Memory
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.conversation.sessions import Session
 from engram.integrations import json_problem
 from engram.core.profile.document import CATEGORIES, ProfileLine

@@ -490,7 +490,7 @@ class MainWindow(QMainWindow):
             return
 
         def move(folder):
-            from engram.core.relocate import move_data_dir
+            from engram.core.storage.relocate import move_data_dir
             from engram.core.settings import Settings
 
             moved = move_data_dir(folder, target)
@@ -513,7 +513,7 @@ class MainWindow(QMainWindow):
         counts = []
 
         def copy(folder):
-            from engram.core.moving import current_location, migrate_data
+            from engram.core.porting.moving import current_location, migrate_data
             from engram.core.settings import Settings
             from engram.core.storage.pgpass import remember_password
 

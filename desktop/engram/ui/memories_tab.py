@@ -19,23 +19,12 @@ from engram.core.forget import find, forget_everywhere, forget_memory
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
 from engram.ui.forget_dialog import forget_box
+from engram.ui.kinds import kind_name
 
 LIST_LIMIT = 500
 SENSITIVE_MARK = "⚠ "
-KIND_NAMES = {Kind.MESSAGE: QT_TRANSLATE_NOOP("MemoriesTab", "message"),
-              Kind.FACT: QT_TRANSLATE_NOOP("MemoriesTab", "fact"),
-              Kind.PREFERENCE: QT_TRANSLATE_NOOP("MemoriesTab", "preference"),
-              Kind.TASK: QT_TRANSLATE_NOOP("MemoriesTab", "task"),
-              Kind.SUMMARY: QT_TRANSLATE_NOOP("MemoriesTab", "summary"),
-              Kind.EXPERIENCE: QT_TRANSLATE_NOOP("MemoriesTab", "experience"),
-              Kind.FILE: QT_TRANSLATE_NOOP("MemoriesTab", "file")}
 ROLE_MESSAGES = {"user": QT_TRANSLATE_NOOP("MemoriesTab", "user message"),
                  "assistant": QT_TRANSLATE_NOOP("MemoriesTab", "assistant message")}
-
-
-def kind_name(kind: str) -> str:
-    """A kind of memory as the person reads it (an unknown one as it is stored)."""
-    return QCoreApplication.translate("MemoriesTab", KIND_NAMES[kind]) if kind in KIND_NAMES else kind
 
 
 def source_text(memory, titles: dict[str, str]) -> str:

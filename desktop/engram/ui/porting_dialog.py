@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
 
 from engram.core.porting import importer
 from engram.core.porting.export import export
+from engram.ui.notice import explain
 from engram.ui.workers import Pool, Worker
 
 SOURCES = (("chatgpt", QT_TRANSLATE_NOOP("PortingDialog", "ChatGPT export (.zip or conversations.json)")),
@@ -153,8 +154,6 @@ class PortingDialog(QDialog):
         self.bar.setValue(STEPS)
 
     def _failed(self, error) -> None:
-        from engram.ui.main_window import explain
-
         self.status.setText(explain(error))
         self.bar.hide()
 

@@ -69,7 +69,7 @@ class ServerSetting(QWidget):
     def test(self) -> None:
         if (url := self._checked_url()) is None:
             return
-        from engram.core.moving import check_target
+        from engram.core.porting.moving import check_target
 
         self._busy(True)
         self._say(self.tr("Connecting…"))

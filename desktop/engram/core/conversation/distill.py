@@ -22,7 +22,7 @@ from engram.core.errors import NotFound
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.quoting import block, defused
 from engram.core.memory.records import DISTILLED_KINDS, Actor, Kind, Memory, now_iso, wording
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.conversation.sessions import Message, Session, Sessions
 from engram.core.memory.store import MemoryStore
 from engram.core.models.structured import generate_json

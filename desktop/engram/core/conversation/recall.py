@@ -31,7 +31,7 @@ from engram.core.conversation.memory_options import MemoryOptions
 from engram.core.conversation.prompts import recall_prompt
 from engram.core.conversation.quoting import block, defused
 from engram.core.memory.records import Kind, now_iso, wording
-from engram.core.memory.search.fusion import SearchHit, SearchOptions
+from engram.core.memory.search.options import SearchHit, SearchOptions
 from engram.core.memory.store import MemoryStore
 from engram.core.conversation.tools import Tool
 from engram.core.conversation.triggers import Trigger, TriggerWords

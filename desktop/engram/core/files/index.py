@@ -36,7 +36,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from engram.core.errors import DataDirError, EngramError, InvalidInput, NotFound
 from engram.core.files import chunks as chunking
@@ -49,14 +49,21 @@ from engram.core.files.names import INDEX_NAME, check_name, is_ignored, is_text_
 from engram.core.files.trash import move_to_trash
 from engram.core.memory.records import Kind, Memory
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions
+from engram.core.memory.search.options import SearchOptions
 from engram.core.memory.store import MemoryStore
-
-if TYPE_CHECKING:
-    from engram.core.files.documents import Documents
 
 log = logging.getLogger(__name__)
 MAX_HEADING_CHARS = 120
+
+
+class Converter(Protocol):
+    """What the index asks of documents.py's ``Documents``, which sets itself as the index's
+    ``documents``: documents.py builds on the index, so the index names only these calls."""
+    embed_later: Callable[[], None]
+
+    def adopt(self, folder: str, name: str) -> str: ...
+
+    def queue(self, folder: str, name: str, digest: str) -> tuple[str, str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -102,7 +109,7 @@ class FileIndex:
         self.scope_for = scope_for or self._session_scope
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[FileEvent], None]] = []
-        self.documents: Documents | None = None      # set by Documents: converts what lands in sources/
+        self.documents: Converter | None = None      # set by Documents: converts what lands in sources/
 
     def _session_scope(self, folder: str) -> Scope | None:
         """A folder's scope is its session's: files stay with the session that holds them."""

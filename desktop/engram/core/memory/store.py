@@ -25,7 +25,7 @@ from engram.core.errors import InvalidInput, NotFound
 from engram.core.memory.records import (DISTILLED_KINDS, Actor, Change, Kind, Memory, NewMemory, check_importance,
                                         content_hash, normalise_text, now_iso, parse_kind)
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.fusion import SearchOptions, SearchResult
+from engram.core.memory.search.options import SearchOptions, SearchResult
 from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
 from engram.core.memory.search.vectors import index_type
 from engram.core.memory.search.vectors.index import VectorIndex

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from engram.core import paths
 from engram.core.errors import InvalidInput, NotFound
-from engram.core.models.sources import SOURCES
 
 CATALOG_FILE = "model_catalog.json"
 CATALOG_ENV = "ENGRAM_MODEL_CATALOG"
@@ -32,6 +31,10 @@ NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
 # <tool_call> (Hermes, Qwen, SmolLM3), Llama 3.x JSON, Mistral [TOOL_CALLS], Phi-4-mini
 # <|tool_call|>, and JSON in a code fence (Gemma, which has no tool format of its own).
 TOOL_FORMATS = ("hermes", "llama3", "mistral", "phi4", "json")
+# The sources a download may come from (sources.py says how each is reached); a catalog may name
+# other bases for them ("sources").
+HUGGING_FACE, HF_MIRROR, MODELSCOPE, CUSTOM = "huggingface", "hf-mirror", "modelscope", "custom"
+SOURCES = (HUGGING_FACE, HF_MIRROR, MODELSCOPE, CUSTOM)
 
 
 @dataclass(frozen=True)

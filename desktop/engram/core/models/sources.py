@@ -22,17 +22,12 @@ or a test's loopback server.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 
 from engram.core.errors import InvalidInput
+from engram.core.models.catalog import CUSTOM, HF_MIRROR, HUGGING_FACE, MODELSCOPE, SOURCES, Catalog, CatalogEntry
 from engram.core.texts import QT_TRANSLATE_NOOP, Text
 
-if TYPE_CHECKING:
-    from engram.core.models.catalog import Catalog, CatalogEntry
-
-HUGGING_FACE, HF_MIRROR, MODELSCOPE, CUSTOM = "huggingface", "hf-mirror", "modelscope", "custom"
-SOURCES = (HUGGING_FACE, HF_MIRROR, MODELSCOPE, CUSTOM)
 BASES = {HUGGING_FACE: "https://huggingface.co", HF_MIRROR: "https://hf-mirror.com",
          MODELSCOPE: "https://modelscope.cn/models"}
 NAMES = {HUGGING_FACE: "Hugging Face", HF_MIRROR: "hf-mirror.com", MODELSCOPE: "ModelScope"}

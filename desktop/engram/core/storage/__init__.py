@@ -1,6 +1,6 @@
 """Storage: the one SQLite database (apsw, sqlite-vec, FTS5) or a PostgreSQL server (psycopg,
-pgvector), their numbered migrations, and files written all-or-nothing. The lowest layer: it
-imports nothing else of Engram but errors."""
+pgvector), their numbered migrations, files written all-or-nothing, and the data folder moved
+whole (relocate.py). The lowest layer: it imports nothing else of Engram but errors."""
 
 from __future__ import annotations
 

@@ -51,205 +51,17 @@ current one comes first.
 from __future__ import annotations
 
 import json
-import statistics
-import time
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from engram.core.errors import InvalidInput
-from engram.core.memory.records import DISTILLED_KINDS, Memory, moment_of, now_iso, parse_kind
+from engram.core.memory.records import DISTILLED_KINDS, moment_of
 from engram.core.memory.scope import Scope
-from engram.core.memory.search.coverage import ideal_bm25
-from engram.core.memory.search.neighbourhood import similarities
-from engram.core.memory.search.reranking import reranked
-from engram.core.memory.search.timeframe import in_timeframe
+from engram.core.memory.search.options import SearchOptions
 from engram.core.storage import dialect
 
 if TYPE_CHECKING:
-    from engram.core.memory.search.searcher import EmbeddingSpace, Searcher
-    from engram.core.models.reranker import Reranker
     from engram.core.storage.database import Database
 
-Mode = Literal["hybrid", "words", "meaning"]
-MODES: tuple[str, ...] = ("hybrid", "words", "meaning")
-Fusion = Literal["scores", "rrf"]
-FUSIONS: tuple[str, ...] = ("scores", "rrf")
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    mode: Mode = "hybrid"
-    k: int = 3                       # results returned (MAF default 3)
-    threshold: float = 0.0           # minimum cosine similarity for a meaning candidate (and, when
-                                     # above 0, no neighbouring turn joins without its own match)
-    fusion: Fusion = "scores"
-    words_weight: float = 1.0
-    meaning_weight: float = 1.0
-    rrf_k: int = 60                  # only for fusion "rrf"
-    candidates: int = 50             # best word matches taken before fusion
-    meaning_candidates: int = 200    # nearest vectors taken before fusion
-    centre_meaning: bool = True      # similarity measured from the candidates' mean (neighbourhood.py)
-    kinds: tuple[str, ...] = ()      # empty: every kind
-    include_superseded: bool = False
-    neighbour_weight: float = 0.3    # share of the previous and next message's score a message earns
-    answer_weight: float = 0.9       # share of a question's score the other party's next message rises to
-    session_weight: float = 0.3      # share of the best score in its session a memory earns
-    context_candidates: int = 100    # best fused candidates whose neighbouring turns share their score
-    key_weight: float = 1.0          # share of a distilled note's score the messages it came from earn
-    coverage_weight: float = 1.0     # BM25 is divided by the larger of the best score and this share of the
-                                     # query's ideal score (coverage.py); 0: by the best score alone
-    absent_weight: float = 1.0       # in the ideal, a query term no memory holds counts this share of the
-                                     # IDF of a term one memory holds (coverage.py); 0: left out
-    # Standing (see rank): what each feature adds to 1 at its fullest, the relevance's multiplier.
-    # No benchmark holds importance, pins or recalls, so those weights are a judgement: enough to
-    # order near-equal matches. Recency was measured: 0.1 halving every 30 days cost LoCoMo 0.005
-    # recall@5 (with notes; its questions ask about every session alike) and lost one of the 24
-    # Chinese zero-overlap cases; 0.05 over 90 days loses neither and still puts the newer of two
-    # like messages first (where no distilled note marks the older one as out of date).
-    importance_weight: float = 0.2   # importance 1 adds it, 0 takes it away, 0.5 (the default) neither
-    pinned_weight: float = 0.3
-    recency_weight: float = 0.05
-    recency_half_life_days: float = 90.0   # Settings.recency_half_life_days; also how fast heat cools
-    heat_weight: float = 0.1
-    timeframe_weight: float = 2.0    # more relevance for a memory said in a time the query names (timeframe.py)
-    history_weight: float = 0.5      # share of its score a superseded or expired memory keeps (history only)
-    rerank_candidates: int = 20      # best fused candidates a reranker reorders, when one is installed
-                                     # (reranking.py; at least k); 0: none, even with a reranker
-    now: str | None = None           # the moment recency and validity are measured at (ISO; None: now)
-
-    def __post_init__(self):
-        if self.rerank_candidates < 0:
-            raise InvalidInput("rerank_candidates must be 0 or more")
-        if self.mode not in MODES:
-            raise InvalidInput(f"unknown search mode {self.mode!r}", hint="use hybrid, words or meaning")
-        if self.fusion not in FUSIONS:
-            raise InvalidInput(f"unknown fusion {self.fusion!r}", hint="use scores or rrf")
-        if self.k < 1:
-            raise InvalidInput("k must be at least 1")
-        if self.recency_half_life_days <= 0:
-            raise InvalidInput("the recency half-life must be more than 0 days")
-        if self.now is not None:
-            try:   # one spelling, so that it compares with the stored times as text
-                object.__setattr__(self, "now", _iso(moment_of(self.now)))
-            except (TypeError, ValueError):
-                raise InvalidInput(f"{self.now!r} is not a moment",
-                                   hint="write it as ISO 8601, e.g. 2024-05-01T12:00:00Z") from None
-        object.__setattr__(self, "kinds", tuple(parse_kind(kind).value for kind in self.kinds))
-
-    @property
-    def moment(self) -> str:
-        """The moment recency and validity are measured at."""
-        return self.now or now_iso()
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    memory: Memory
-    score: float                      # what the hits are ordered by: the reranker's when it read this hit,
-                                      # else fused (1.0 = first on every side that ran)
-    similarity: float | None = None   # when the meaning side found it: cosine similarity measured from
-                                      # its neighbourhood's middle (neighbourhood.py)
-    words_rank: int | None = None
-    meaning_rank: int | None = None
-    rerank_score: float | None = None  # the reranker's, 0 to 1, when it read this one (then also ``score``)
-
-
-@dataclass
-class SearchResult:
-    hits: list[SearchHit]
-    embed_ms: float = 0.0
-    search_ms: float = 0.0
-    notes: list[str] = field(default_factory=list)   # e.g. why meaning was not used
-    reranker: str = ""                # the reranker that reordered the best candidates; empty: none did
-    rerank_ms: float = 0.0
-
-
-def hybrid_search(searcher: "Searcher", space: "EmbeddingSpace | None", query: str, scope: Scope,
-                  options: SearchOptions, reranker: "Reranker | None" = None) -> SearchResult:
-    started = time.perf_counter()
-    result = SearchResult(hits=[])
-    if not query or not query.strip():
-        raise InvalidInput("the search query is empty")
-    use_words = options.mode in ("hybrid", "words")
-    use_meaning = options.mode in ("hybrid", "meaning")
-    if use_meaning and space is None:
-        result.notes.append("no embedding model: searched by words only")
-        use_meaning, use_words = False, True
-    elif use_meaning and (pending := space.pending()):
-        result.notes.append(f"{pending} memories are not embedded yet; they are found by words only")
-        use_words = True
-
-    similarity: dict[int, float] = {}
-    meaning_ids: list[int] = []
-    vector = None
-    if use_meaning:
-        embedding = time.perf_counter()
-        vector = space.embedder.embed_query(query)
-        result.embed_ms = (time.perf_counter() - embedding) * 1000
-    # Words (SQLite) and meaning (numpy) both release the GIL: on two cores they run side by side.
-    side_by_side = use_words and use_meaning and not searcher.db.in_transaction_here()
-    words_future = (searcher.words_pool.submit(searcher.words.ranked, searcher.db, query, scope, options)
-                    if side_by_side else None)
-    if use_meaning:
-        ids, vectors = space.vectors.neighbourhood(vector, scope, options.kinds, options.meaning_candidates)
-        similar = similarities(vectors, vector, space.embedder.unrelated_similarity, options.centre_meaning)
-        for at in np.argsort(-similar, kind="stable"):
-            if similar[at] >= options.threshold:
-                similarity[int(ids[at])] = float(similar[at])
-                meaning_ids.append(int(ids[at]))
-    words = (words_future.result() if words_future
-             else searcher.words.ranked(searcher.db, query, scope, options) if use_words else [])
-    # Only the balance of the two sides needs the query's ideal word score: from the term counts
-    # the words side read (each backend keeps them until the next write; on SQLite, counting them
-    # again beside the words side waited for the one connection).
-    covering = use_words and use_meaning and options.fusion == "scores" and options.coverage_weight > 0
-    ideal = ideal_bm25(searcher.words, searcher.db, query, scope.user, options.absent_weight) if covering else 0.0
-    words_ids = [memory_id for memory_id, _ in words]
-    bm25 = dict(words)
-
-    crowd = 0.0   # the score every candidate has (in the fused scores' unit)
-    if options.fusion == "rrf":
-        fused, best_possible = _rank_fusion(options, (use_words, words_ids), (use_meaning, meaning_ids))
-    else:
-        if use_meaning and similarity:
-            crowd = options.meaning_weight * max(0.0, statistics.median(similarity.values()))
-        fused = _score_fusion(options, bm25 if use_words else {}, similarity if use_meaning else {},
-                              words_ids + meaning_ids, options.coverage_weight * ideal)
-        best_possible = options.words_weight * use_words + options.meaning_weight * use_meaning or 1.0
-    if fused and options.key_weight:
-        fused = with_keys(searcher.db, fused, options)
-    if fused and (options.neighbour_weight or options.answer_weight or options.session_weight):
-        fused = with_context(searcher.db, fused, scope, options, crowd)
-        best_possible *= 1 + 2 * options.neighbour_weight + options.session_weight   # an answer stays below
-    if fused:
-        fused = in_timeframe(searcher.db, rank(searcher.db, fused, options), query, options)
-    ranked = sorted(fused, key=lambda i: (-fused[i], i))
-
-    words_rank = {i: r for r, i in enumerate(words_ids, start=1)}
-    meaning_rank = {i: r for r, i in enumerate(meaning_ids, start=1)}
-    # Fetch with the scope again (rank already left out what history alone may show).
-    reading = max(options.rerank_candidates, options.k) if reranker is not None and options.rerank_candidates else 0
-    wanted = ranked[: max(options.k * 2 + 10, reading)]
-    memories = {m.id: m for m in searcher.fetch(wanted, scope)}
-    found = [memories[memory_id] for memory_id in wanted if memory_id in memories]
-    rerank_score: dict[int, float] = {}
-    if reading and found and reranker is not None:
-        reranking = time.perf_counter()
-        found, rerank_score = reranked(reranker, query, found, reading)
-        result.reranker, result.rerank_ms = reranker.name, (time.perf_counter() - reranking) * 1000
-    for memory in found[: options.k]:
-        memory_id = memory.id
-        score = rerank_score.get(memory_id, min(1.0, fused[memory_id] / best_possible))
-        result.hits.append(SearchHit(memory, score, similarity.get(memory_id), words_rank.get(memory_id),
-                                     meaning_rank.get(memory_id), rerank_score.get(memory_id)))
-    result.search_ms = (time.perf_counter() - started) * 1000 - result.embed_ms - result.rerank_ms
-    return result
-
-
-def _rank_fusion(options: SearchOptions, *sides: tuple[bool, list[int]]) -> tuple[dict[int, float], float]:
+def rank_fusion(options: SearchOptions, *sides: tuple[bool, list[int]]) -> tuple[dict[int, float], float]:
     """Reciprocal-rank fusion of (side ran, ranked ids) pairs, words first; and its best possible score."""
     fused: dict[int, float] = {}
     weights = (options.words_weight, options.meaning_weight)
@@ -259,7 +71,7 @@ def _rank_fusion(options: SearchOptions, *sides: tuple[bool, list[int]]) -> tupl
     return fused, sum(w for w, (ran, _) in zip(weights, sides) if ran) / (options.rrf_k + 1)
 
 
-def _score_fusion(options: SearchOptions, bm25: dict[int, float], similarity: dict[int, float],
+def score_fusion(options: SearchOptions, bm25: dict[int, float], similarity: dict[int, float],
                   candidates: list[int], ideal: float = 0.0) -> dict[int, float]:
     """Weighted sum of BM25 over the larger of the best BM25 and ``ideal`` (coverage.py) and cosine
     similarity (a negative one counts 0)."""
@@ -390,6 +202,3 @@ def halved(days: float, half_life_days: float) -> float:
 def days_between(earlier: str, later: str) -> float:
     return (moment_of(later) - moment_of(earlier)).total_seconds() / 86400
 
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

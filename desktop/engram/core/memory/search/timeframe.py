@@ -42,7 +42,7 @@ from engram.core.memory.records import moment_of
 from engram.core.storage import dialect
 
 if TYPE_CHECKING:
-    from engram.core.memory.search.fusion import SearchOptions
+    from engram.core.memory.search.options import SearchOptions
     from engram.core.storage.database import Database
 
 DAY = timedelta(days=1)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engram.core.memory.scope import Scope
-    from engram.core.memory.search.fusion import SearchOptions
+    from engram.core.memory.search.options import SearchOptions
 
 
 class WordIndex(Protocol):

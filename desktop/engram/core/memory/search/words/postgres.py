@@ -54,7 +54,7 @@ from engram.core.memory.search.words.tokens import CJK, index_terms, is_prefix, 
 
 if TYPE_CHECKING:
     from engram.core.memory.scope import Scope
-    from engram.core.memory.search.fusion import SearchOptions
+    from engram.core.memory.search.options import SearchOptions
     from engram.core.storage.postgres import PostgresDatabase
 
 _CJK_CHARACTER = re.compile(f"[{CJK}]")

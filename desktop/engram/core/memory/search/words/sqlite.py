@@ -16,7 +16,7 @@ from engram.core.memory.search.words.tokens import index_terms, phrase
 
 if TYPE_CHECKING:
     from engram.core.memory.scope import Scope
-    from engram.core.memory.search.fusion import SearchOptions
+    from engram.core.memory.search.options import SearchOptions
     from engram.core.storage.database import Database
 
 
