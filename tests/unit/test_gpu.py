@@ -132,7 +132,8 @@ def test_this_cpu_only_build_reports_the_cpu():
 def test_doctor_says_models_run_on_the_cpu_and_why(tmp_path):
     check = doctor._gpu({"settings": Settings.load(tmp_path)})
     assert check.ok and not check.required
-    assert check.detail == "none: models run on the CPU (this build of llama.cpp has no GPU backend; backends: CPU)"
+    assert check.detail == ("none: models run on the CPU (no GPU backend: this llama.cpp build has none, or its"
+                            " driver is missing; backends: CPU)")
 
 
 def test_a_real_load_with_auto_layers_runs_on_this_build(tmp_path):

@@ -246,7 +246,7 @@ def _gpu(ctx: dict) -> Check:
     if not device.gpu:
         other = [b for b in gpu.backends() if b != "CPU"]
         why = (f"the {' and '.join(other)} backend found no GPU device" if other
-               else "this build of llama.cpp has no GPU backend")
+               else "no GPU backend: this llama.cpp build has none, or its driver is missing")
         return Check("gpu", True, f"none: models run on the CPU ({why}; backends: {built})", required=False)
     try:
         planned = gpu.plan(chat_model_path(settings), settings.chat_gpu_layers, settings.chat_context_size, device)
