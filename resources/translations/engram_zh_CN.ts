@@ -2658,10 +2658,6 @@ The chat is paused while the files are copied and checked.</source>
         <translation>重试失败的任务</translation>
     </message>
     <message>
-        <source>{backend} ({layers}/{total} layers)</source>
-        <translation>{backend}（{layers}/{total} 层）</translation>
-    </message>
-    <message>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
@@ -2722,6 +2718,10 @@ The chat is paused while the files are copied and checked.</source>
     <message>
         <source>, </source>
         <translation>，</translation>
+    </message>
+    <message>
+        <source>{backend} ({layers} layers)</source>
+        <translation>{backend}（{layers} 层）</translation>
     </message>
     <message>
         <source>up to date</source>

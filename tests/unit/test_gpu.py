@@ -80,9 +80,16 @@ def test_auto_plans_from_the_files_layers_and_the_devices_free_memory():
     tight = gpu.Device("Vulkan", "Vulkan0", "small", True, 512 * MiB + 40 * MiB, GiB)
     assert 0 < gpu.plan(demo_model_path(), "auto", 2048, tight).layers < 30
     assert gpu.plan(demo_model_path(), 12, 2048, VULKAN).n_gpu_layers == 12
+    assert gpu.plan(demo_model_path(), 12, 2048, VULKAN).describe().endswith("— 12/30 layers")
     assert gpu.plan(demo_model_path(), 0, 2048, VULKAN).describe() == "CPU"
     cpu = gpu.Device("CPU", "CPU", "AMD EPYC", False, 8 * GiB, 8 * GiB)
     assert gpu.plan(demo_model_path(), -1, 2048, cpu) == gpu.Placement(cpu, 0, 0)   # no GPU: the CPU
+
+
+def test_all_layers_of_a_file_that_does_not_count_them_are_still_all():
+    unknown = gpu.Placement(VULKAN, gpu.ALL, 0)
+    assert unknown.n_gpu_layers == gpu.ALL and unknown.describe().endswith("— all layers")
+    assert gpu.Placement(VULKAN, 99, 30).layers_text() == "30/30" and gpu.Placement(VULKAN, 99, 30).n_gpu_layers == -1
 
 
 def test_a_load_that_fails_on_the_gpu_is_done_again_on_the_cpu():

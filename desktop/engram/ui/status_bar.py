@@ -61,10 +61,9 @@ class StatusBar(QStatusBar):
             self.device.setText("")
             self.device.setToolTip("")
             return
-        on_gpu = placement.layers > 0 and placement.device.gpu
-        self.device.setText(self.tr("{backend} ({layers}/{total} layers)").format(
-            backend=placement.device.backend, layers=min(placement.layers, placement.total) or placement.layers,
-            total=placement.total) if on_gpu else self.tr("CPU"))
+        on_gpu = placement.layers != 0 and placement.device.gpu
+        self.device.setText(self.tr("{backend} ({layers} layers)").format(
+            backend=placement.device.backend, layers=placement.layers_text()) if on_gpu else self.tr("CPU"))
         self.device.setToolTip(self.tr("The chat model runs on: {where}").format(where=placement.describe()))
 
     def set_speed(self, tokens_per_second: float) -> None:

@@ -130,20 +130,25 @@ class Placement:
     """Where a model runs: its layers on a device, and why not there when a load on it failed."""
 
     device: Device
-    layers: int                   # offloaded to device (0: all on the CPU)
-    total: int                    # the model's layers
+    layers: int                   # offloaded to device (0: all on the CPU; ALL: every one, their number unknown)
+    total: int                    # the model's layers (0: unknown)
     fallback: str = ""            # the GPU load's error, when the model runs on the CPU after it
 
     @property
     def n_gpu_layers(self) -> int:
         """What llama.cpp is given: every layer offloaded is ALL, so the output goes too."""
-        return ALL if self.total and self.layers >= self.total else self.layers
+        return ALL if self.layers == ALL or (self.total and self.layers >= self.total) else self.layers
+
+    def layers_text(self) -> str:
+        """ "29/29", "12/29", or "all" (or the number) when the file does not say how many it has."""
+        if self.total:
+            return f"{self.total if self.layers == ALL else min(self.layers, self.total)}/{self.total}"
+        return "all" if self.layers == ALL else str(self.layers)
 
     def describe(self) -> str:
         """ "Vulkan: llvmpipe (LLVM 15.0.6, 256 bits) — 29/29 layers", or "CPU" (and why not the GPU)."""
         if self.layers and self.device.gpu:
-            shown = f"{min(self.layers, self.total)}/{self.total}" if self.total else f"{self.layers}"
-            return f"{self.device.label} — {shown} layers"
+            return f"{self.device.label} — {self.layers_text()} layers"
         return f"CPU (the GPU failed: {self.fallback})" if self.fallback else "CPU"
 
 
@@ -158,7 +163,7 @@ def plan(path: str | Path, setting: int | str, context_tokens: int, device: Devi
     info = read_model_info(path, role)
     total = info.layers or 0
     if setting != AUTO:
-        return Placement(device, total if setting == ALL else int(setting), total)
+        return Placement(device, (total or ALL) if setting == ALL else int(setting), total)
     kv = KV_BYTES * 2 * context_tokens * total * (info.kv_width or 0)
     return Placement(device, layers_to_offload(info.size, total, device.free_bytes, kv), total)
 
