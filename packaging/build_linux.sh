@@ -6,16 +6,51 @@
 # compiler and CMake unless pip's cache holds the llama-cpp-python wheel.
 # The AppImage needs the AppImage type-2 runtime (runtime-x86_64 from github.com/AppImage/type2-runtime)
 # in $APPIMAGE_RUNTIME or build/runtime-x86_64; without it the AppDir is built and the script says so.
+#
+# ENGRAM_GPU=vulkan builds the Vulkan variant into dist-vulkan/ (its own build/venv-vulkan): llama.cpp
+# with its Vulkan backend, which runs the models on any GPU with a Vulkan driver (AMD, Intel, NVIDIA)
+# and on the CPU where there is none. It needs libvulkan-dev, glslc and spirv-headers (Debian 12,
+# Ubuntu 24.04) and compiles for about 30 minutes on 2 cores; LLAMA_WHEEL=path/to/llama_cpp_python-*.whl
+# installs a Vulkan wheel built before instead (pip's cache cannot tell it from the CPU build's).
+# packaging/check_vulkan.sh runs a turn on it.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
+GPU="${ENGRAM_GPU:-}"
+case "$GPU" in
+    "") VARIANT="" ;;
+    vulkan) VARIANT="-vulkan" ;;
+    *) echo "build_linux.sh: ENGRAM_GPU must be vulkan or unset, not '$GPU'" >&2; exit 2 ;;
+esac
 BUILD="$ROOT/build"
-VENV="$BUILD/venv"
-DIST="$ROOT/dist"
+VENV="$BUILD/venv$VARIANT"
+DIST="$ROOT/dist$VARIANT"
 PY="$VENV/bin/python"
 cd "$ROOT"
 started=$(date +%s)
+
+# The Vulkan wheel: llama-cpp-python's source from PyPI, made to compile against the distribution's
+# older Vulkan headers (patch_vulkan_headers.py), built into build/vulkan-wheel/.
+build_vulkan_wheel() {
+    local missing=()
+    command -v glslc >/dev/null || missing+=(glslc)
+    [[ -f /usr/include/vulkan/vulkan.hpp ]] || missing+=(libvulkan-dev)
+    [[ -d /usr/include/spirv ]] || missing+=(spirv-headers)
+    if (( ${#missing[@]} )); then
+        echo "build_linux.sh: the Vulkan build needs ${missing[*]}: sudo apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+    local src="$BUILD/vulkan-src"
+    rm -rf "$src" "$BUILD/vulkan-wheel"
+    mkdir -p "$src"
+    echo "   llama-cpp-python $1: compiling with Vulkan (about 30 minutes on 2 cores)"
+    "$PY" -m pip download --quiet --no-deps --no-binary :all: -d "$src" "llama-cpp-python==$1"
+    tar -xzf "$src/llama_cpp_python-$1.tar.gz" -C "$src"
+    "$PY" packaging/patch_vulkan_headers.py "$src/llama_cpp_python-$1"
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_VULKAN=ON" "$PY" -m pip wheel --quiet --no-deps \
+        -w "$BUILD/vulkan-wheel" "$src/llama_cpp_python-$1"
+}
 
 # 1. The build environment. llama-cpp-python takes 10-15 minutes to compile, so the wheel pip
 #    already built for this version (its cache, filled by `make setup`) is installed when there is
@@ -26,11 +61,20 @@ if [[ ! -f "$VENV/.installed" || pyproject.toml -nt "$VENV/.installed" ]]; then
     "$PYTHON" -m venv "$VENV"
     "$PY" -m pip install --quiet --upgrade pip
     LLAMA=$(sed -n 's/^ *"llama-cpp-python==\([^"]*\)".*/\1/p' pyproject.toml)
-    WHEEL=$("$PY" -m pip cache list --format=abspath "llama_cpp_python-$LLAMA-*" | head -n 1)
-    if [[ -n "$WHEEL" ]]; then
-        echo "   llama-cpp-python $LLAMA from pip's cache: $WHEEL"
+    if [[ $GPU == vulkan ]]; then
+        WHEEL="${LLAMA_WHEEL:-}"
+        if [[ -z "$WHEEL" ]]; then
+            build_vulkan_wheel "$LLAMA"
+            WHEEL=$(ls "$BUILD/vulkan-wheel/llama_cpp_python-$LLAMA-"*.whl)
+        fi
+        echo "   llama-cpp-python $LLAMA with Vulkan: $WHEEL"
     else
-        echo "   llama-cpp-python $LLAMA: no wheel in pip's cache, compiling (10-15 minutes)"
+        WHEEL=$("$PY" -m pip cache list --format=abspath "llama_cpp_python-$LLAMA-*" | head -n 1)
+        if [[ -n "$WHEEL" ]]; then
+            echo "   llama-cpp-python $LLAMA from pip's cache: $WHEEL"
+        else
+            echo "   llama-cpp-python $LLAMA: no wheel in pip's cache, compiling (10-15 minutes)"
+        fi
     fi
     CMAKE_ARGS="-DGGML_NATIVE=OFF" "$PY" -m pip install --quiet ${WHEEL:+"$WHEEL"} -e "$ROOT" \
         "pyinstaller>=6.10" "pyelftools>=0.31"
@@ -76,7 +120,7 @@ sys.exit(0 if image.save(sys.argv[2]) else 1)
 EOF
 
 # 4. The .deb: the folder in /opt/engram, `engram` on PATH, a menu entry and its icon.
-PKG="$BUILD/deb/engram_${VERSION}_${ARCH}"
+PKG="$BUILD/deb$VARIANT/engram_${VERSION}_${ARCH}"
 rm -rf "$PKG"
 mkdir -p "$PKG/DEBIAN" "$PKG/opt" "$PKG/usr/bin" "$PKG/usr/share/applications" \
     "$PKG/usr/share/icons/hicolor/256x256/apps" "$PKG/usr/share/icons/hicolor/scalable/apps"
@@ -90,14 +134,21 @@ install -m 644 resources/icons/engram.svg "$PKG/usr/share/icons/hicolor/scalable
 # fontconfig reads the system's configuration (fontconfig-config, which brings a Latin font);
 # Noto (or DejaVu) and Noto CJK make labels and Chinese text readable on a minimal system.
 # check_bundle.py (below) fails the build if anything else is needed from the system.
+# The Vulkan build loads the system's Vulkan loader, which loads the GPU's driver (Mesa's for AMD and
+# Intel, NVIDIA's own); with no driver the models run on the CPU.
+DEPENDS_GPU="" RECOMMENDS_GPU=""
+if [[ $GPU == vulkan ]]; then
+    DEPENDS_GPU=", libvulkan1"
+    RECOMMENDS_GPU=", mesa-vulkan-drivers | vulkan-icd"
+fi
 cat > "$PKG/DEBIAN/control" <<EOF
 Package: engram
 Version: $VERSION
 Architecture: $ARCH
 Maintainer: Engram <engram@localhost>
 Installed-Size: $(du -sk "$PKG" | cut -f1)
-Depends: libc6 (>= $GLIBC), libgl1, libegl1, libdrm2, libxcb1, fontconfig-config
-Recommends: fonts-noto-core | fonts-dejavu-core, fonts-noto-cjk, libwayland-client0, libwayland-cursor0, libwayland-egl1
+Depends: libc6 (>= $GLIBC), libgl1, libegl1, libdrm2, libxcb1, fontconfig-config$DEPENDS_GPU
+Recommends: fonts-noto-core | fonts-dejavu-core, fonts-noto-cjk, libwayland-client0, libwayland-cursor0, libwayland-egl1$RECOMMENDS_GPU
 Section: utils
 Priority: optional
 Homepage: https://github.com/engram/engram
@@ -130,14 +181,14 @@ echo "== bundle check"
 "$PY" packaging/check_bundle.py "$DIST/engram" "$DEB"
 
 # 5. The portable archive: unpack anywhere, run engram/engram.
-TARBALL="$DIST/engram-${VERSION}-linux-$(uname -m).tar.gz"
+TARBALL="$DIST/engram-${VERSION}-linux$VARIANT-$(uname -m).tar.gz"
 echo "== tar: $TARBALL"
 tar -C "$DIST" -czf "$TARBALL" engram
 
 # 6. The AppImage: an AppDir (AppRun, the desktop entry and icon at its top, the folder inside)
 #    packed as squashfs behind the AppImage type-2 runtime, which is all appimagetool does.
-APPDIR="$BUILD/Engram.AppDir"
-APPIMAGE="$DIST/Engram-${VERSION}-$(uname -m).AppImage"
+APPDIR="$BUILD/Engram$VARIANT.AppDir"
+APPIMAGE="$DIST/Engram$VARIANT-${VERSION}-$(uname -m).AppImage"
 RUNTIME="${APPIMAGE_RUNTIME:-$BUILD/runtime-$(uname -m)}"
 echo "== AppDir: $APPDIR"
 rm -rf "$APPDIR" "$APPIMAGE"

@@ -96,7 +96,9 @@ def debian_package(name: str) -> str | None:
     if name in GRAPHICS:
         return GRAPHICS[name]
     path = system_path(name)
-    for candidate in filter(None, [path, path and path.replace("/usr/lib/", "/lib/", 1)]):
+    # On a merged-/usr system the loader's path and the one dpkg recorded may differ by "/usr".
+    other = path and (path.replace("/usr/lib/", "/lib/", 1) if path.startswith("/usr/") else "/usr" + path)
+    for candidate in filter(None, [path, other]):
         found = subprocess.run(["dpkg-query", "-S", candidate], capture_output=True, text=True)
         if found.returncode == 0:
             return found.stdout.split(":")[0]

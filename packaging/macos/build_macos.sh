@@ -24,10 +24,14 @@ APP="$DIST/Engram.app"
 cd "$ROOT"
 
 # 1. The build environment (llama.cpp compiles here; GGML_NATIVE=OFF runs on every Mac of the arch).
+#    Metal: the GPU of Apple silicon, which llama.cpp turns on by default there; said explicitly so
+#    that the app's GPU offloading (chat_gpu_layers auto) never silently loses it. Intel Macs get the CPU.
 if [[ ! -f "$VENV/.installed" || pyproject.toml -nt "$VENV/.installed" ]]; then
     "$PYTHON" -m venv "$VENV"
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
-    CMAKE_ARGS="-DGGML_NATIVE=OFF" "$VENV/bin/python" -m pip install --quiet "$ROOT" "pyinstaller>=6.10"
+    METAL=$([[ $(uname -m) == arm64 ]] && echo ON || echo OFF)
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_METAL=$METAL" "$VENV/bin/python" -m pip install --quiet "$ROOT" \
+        "pyinstaller>=6.10"
     touch "$VENV/.installed"
 fi
 VERSION=$("$VENV/bin/python" -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])')

@@ -10,14 +10,23 @@
 $ErrorActionPreference = "Stop"
 $Root = Resolve-Path "$PSScriptRoot\..\.."
 Set-Location $Root
-$Venv = "$Root\build\windows\venv"
+$Venv = "$Root\build\windows\venv$env:ENGRAM_GPU"
 $Py = "$Venv\Scripts\python.exe"
 
 # 1. The build environment (llama.cpp compiles with MSVC; GGML_NATIVE=OFF runs on every x64 CPU).
+#    $env:ENGRAM_GPU picks a GPU backend (the app offloads to it with chat_gpu_layers auto; without a
+#    device it runs on the CPU). Untested on Windows by the project (no Windows machine here):
+#      vulkan: any recent AMD, Intel or NVIDIA GPU; needs the Vulkan SDK (VULKAN_SDK set, glslc in it),
+#              and the person's GPU driver brings vulkan-1.dll;
+#      cuda:   NVIDIA only; needs the CUDA Toolkit, and the bundle must carry its cudart/cublas DLLs
+#              (or the person installs the toolkit's runtime).
+#    Unset: the CPU build.
 if (-not (Test-Path "$Venv\.installed")) {
     py -3 -m venv $Venv
     & $Py -m pip install --quiet --upgrade pip
-    $env:CMAKE_ARGS = "-DGGML_NATIVE=OFF"
+    $Backend = @{ "" = ""; "vulkan" = " -DGGML_VULKAN=ON"; "cuda" = " -DGGML_CUDA=ON" }["$env:ENGRAM_GPU"]
+    if ($null -eq $Backend) { throw "ENGRAM_GPU must be vulkan, cuda or unset, not $env:ENGRAM_GPU" }
+    $env:CMAKE_ARGS = "-DGGML_NATIVE=OFF$Backend"
     & $Py -m pip install --quiet "$Root" "pyinstaller>=6.10"
     if ($LASTEXITCODE) { throw "pip install failed" }
     New-Item "$Venv\.installed" -ItemType File | Out-Null

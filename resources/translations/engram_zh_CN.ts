@@ -537,6 +537,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>按你在这台电脑上的回复实测</translation>
     </message>
     <message>
+        <source>estimate: a GPU reading about {rate:g} GB/s of its memory ÷ {size:.1f} GB read for each token</source>
+        <translation>估算：GPU 每秒约读取 {rate:g} GB 显存 ÷ 每个 token 读取 {size:.1f} GB</translation>
+    </message>
+    <message>
         <source>estimate: {cores} CPU cores × {rate:g} GB/s of memory bandwidth ÷ {size:.1f} GB read for each token</source>
         <translation>估算：{cores} 个 CPU 核心 × 每核 {rate:g} GB/s 内存带宽 ÷ 每个 token 读取 {size:.1f} GB</translation>
     </message>
@@ -777,6 +781,21 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Downloaded and checked; loading it…</source>
         <translation>已下载并校验；正在加载…</translation>
+    </message>
+</context>
+<context>
+    <name>GpuLayersBox</name>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Layers of the chat model run on the GPU this build of Engram can use (Metal, CUDA or Vulkan): auto puts there what fits its free memory, 0 keeps the model on the CPU. Without a GPU, every setting runs on the CPU.</source>
+        <translation>聊天模型放到 GPU 上运行的层数（这个 Engram 版本能用的 Metal、CUDA 或 Vulkan）：自动 = 放入空闲显存装得下的层，0 = 模型留在 CPU 上。没有 GPU 时，任何设置都在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
     </message>
 </context>
 <context>
@@ -2223,10 +2242,6 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>每个 CPU 一个</translation>
     </message>
     <message>
-        <source>all</source>
-        <translation>全部</translation>
-    </message>
-    <message>
         <source>Context size (tokens)</source>
         <translation>上下文长度（token）</translation>
     </message>
@@ -2643,6 +2658,14 @@ The chat is paused while the files are copied and checked.</source>
         <translation>重试失败的任务</translation>
     </message>
     <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>The chat model runs on: {where}</source>
+        <translation>聊天模型运行在：{where}</translation>
+    </message>
+    <message>
         <source>{speed} tokens/s</source>
         <translation>{speed} token/秒</translation>
     </message>
@@ -2695,6 +2718,10 @@ The chat is paused while the files are copied and checked.</source>
     <message>
         <source>, </source>
         <translation>，</translation>
+    </message>
+    <message>
+        <source>{backend} ({layers} layers)</source>
+        <translation>{backend}（{layers} 层）</translation>
     </message>
     <message>
         <source>up to date</source>

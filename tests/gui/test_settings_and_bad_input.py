@@ -27,6 +27,7 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     dialog.thinking.setCurrentIndex(dialog.thinking.findData("on"))
     dialog.language.setText("Français")
     dialog.detail.setCurrentText("brief")
+    assert dialog.gpu_layers.setting() == "auto" and dialog.gpu_layers.text() == "auto"
     dialog.save()
     qtbot.waitUntil(lambda: "Saved" in dialog.notice.text(), timeout=10_000)
     assert window.backend.engram.memory_options.recall_max_results == 7     # applied without a restart
@@ -34,6 +35,7 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     assert window.backend.engram.memory_options.thinking
     saved = json.loads((isolated_dirs / "config" / "settings.json").read_text())
     assert saved["recall_max_results"] == 7 and saved["search_scope"] == "user,session"
+    assert saved["chat_gpu_layers"] == "auto" and saved["embedding_gpu_layers"] == "auto"
     window.close()
 
     again = open_window()
@@ -44,6 +46,26 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     assert dialog.search_scope.currentText() == "user,session" and dialog.detail.currentText() == "brief"
     assert dialog.distill.currentData() == "on" and dialog.thinking.currentData() == "on"
     assert again.backend.engram.settings.window_messages == 12
+
+
+def test_gpu_layers_are_auto_all_or_a_number_typed_or_stepped(qtbot):
+    """(Saving a new value reloads the chat model, which the window tests share: the box alone.)"""
+    from engram.ui.settings_dialog import GpuLayersBox
+
+    box = GpuLayersBox()
+    qtbot.addWidget(box)
+    box.set_setting("auto")
+    assert box.text() == "auto" and box.setting() == "auto"
+    box.stepUp()
+    assert box.text() == "all" and box.setting() == -1
+    box.stepUp()
+    assert box.setting() == 0
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box.lineEdit(), "all")
+    box.interpretText()
+    assert box.setting() == -1
+    box.set_setting(24)
+    assert box.text() == "24" and box.setting() == 24
 
 
 def test_a_file_that_is_not_gguf_is_refused_as_a_model_in_place(qtbot, open_window, isolated_dirs, monkeypatch):

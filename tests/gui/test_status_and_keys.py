@@ -74,6 +74,28 @@ def test_a_stalled_worker_shows_in_the_status_bar_with_its_reason(qtbot):
     assert bar.health.text() == "Memory: up to date" and bar.health.property("state") == "ok"
 
 
+def test_the_status_bar_names_the_device_the_chat_model_runs_on(qtbot):
+    from engram.core.models.gpu import Device, Placement
+    from engram.ui.status_bar import StatusBar
+
+    bar = StatusBar()
+    qtbot.addWidget(bar)
+    vulkan = Device("Vulkan", "Vulkan0", "llvmpipe (LLVM 15.0.6, 256 bits)", True, 2**33, 2**34)
+    bar.set_device(Placement(vulkan, 20, 30))
+    assert bar.device.text() == "Vulkan (20/30 layers)"
+    assert bar.device.toolTip() == "The chat model runs on: Vulkan: llvmpipe (LLVM 15.0.6, 256 bits) — 20/30 layers"
+    bar.set_device(Placement(vulkan, 0, 30, fallback="out of device memory"))
+    assert bar.device.text() == "CPU" and "the GPU failed: out of device memory" in bar.device.toolTip()
+    bar.set_device(None)
+    assert bar.device.text() == ""
+
+
+def test_the_window_shows_that_this_build_runs_the_model_on_the_cpu(qtbot, open_window):
+    window = open_window()
+    qtbot.waitUntil(lambda: window.status.state == "ready", timeout=30_000)
+    assert window.status.device.text() == "CPU" and window.status.device.toolTip() == "The chat model runs on: CPU"
+
+
 def test_a_session_file_that_could_not_be_indexed_shows_in_the_status_bar(qtbot):
     from engram.core.conversation.outbox import OutboxHealth
     from engram.ui.status_bar import StatusBar

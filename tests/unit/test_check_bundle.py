@@ -67,3 +67,10 @@ def test_declared_packages_come_from_depends_and_recommends(tmp_path):
                    check=True, capture_output=True)
     assert check_bundle.declared(tmp_path / "probe.deb") == {
         "libc6", "libgl1", "fontconfig-config", "fonts-noto-core", "fonts-dejavu-core", "fonts-noto-cjk"}
+
+
+def test_a_library_the_loader_finds_in_lib_is_found_in_the_package_that_ships_it_in_usr_lib(monkeypatch):
+    """ldconfig names /lib/… on a merged-/usr system; dpkg may know the file as /usr/lib/… (the Vulkan
+    build's libvulkan.so.1 from libvulkan1 did just that, and the bundle check failed)."""
+    monkeypatch.setattr(check_bundle, "system_path", lambda name: f"/lib/x86_64-linux-gnu/{name}")
+    assert check_bundle.debian_package("libstdc++.so.6") == "libstdc++6"

@@ -72,7 +72,7 @@ def at_most(seconds: int):
 
 @pytest.fixture
 def fake_models(monkeypatch):
-    monkeypatch.setattr(app_module, "GGUFEmbedder", lambda path: FakeEmbedder())
+    monkeypatch.setattr(app_module, "GGUFEmbedder", lambda path, **_: FakeEmbedder())
     monkeypatch.setattr(chat_model_module, "load_chat_model", lambda settings: FakeChatModel(["Noted."]))
 
 

@@ -41,7 +41,7 @@ def test_macos_signing_goes_inside_out_without_deep():
 
 
 @pytest.mark.parametrize("script", ["build_linux.sh", "check_first_start.sh", "appimage_runtime.sh", "AppRun",
-                                    "macos/build_macos.sh"])
+                                    "macos/build_macos.sh", "check_vulkan.sh"])
 def test_shell_scripts_parse(script):
     subprocess.run(["bash", "-n", str(PACKAGING / script)], check=True)
 
@@ -112,3 +112,36 @@ def test_the_icns_is_whole_and_has_the_retina_sizes():
         offset += length
     assert offset == len(data)
     assert {b"ic10", b"ic09", b"ic08"} <= kinds           # 1024 (512@2x), 512 and 256 pixels
+
+
+LAYER_SETTINGS = """    VkBool32 enable_best_practice = layer_settings;
+    std::vector<vk::LayerSettingEXT> settings = {
+        {"VK_LAYER_KHRONOS_validation", "validate_best_practices", vk::LayerSettingTypeEXT::eBool32, 1, &x},
+    };
+    vk::LayerSettingsCreateInfoEXT layer_setting_info(settings);
+    vk::InstanceCreateInfo instance_create_info(vk::InstanceCreateFlags{}, &app_info, layers, extensions, &layer_setting_info);
+#ifdef __APPLE__
+"""
+
+
+def test_the_vulkan_header_patch_guards_the_layer_settings_once_and_says_when_it_no_longer_fits():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("patch_vulkan_headers", PACKAGING / "patch_vulkan_headers.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    patched = module.patch(LAYER_SETTINGS)
+    assert patched.index("#if defined(VK_EXT_layer_settings)") < patched.index("vk::LayerSettingEXT")
+    assert patched.index("#else") > patched.index("&layer_setting_info);")
+    assert "layers, extensions);\n#endif\n#ifdef __APPLE__" in patched
+    assert module.patch(patched) == patched                                    # twice: the same
+    with pytest.raises(ValueError, match="still needs the patch"):
+        module.patch("int main() {}")
+
+
+def test_the_build_scripts_name_their_gpu_backends():
+    assert "-DGGML_METAL=$METAL" in (PACKAGING / "macos" / "build_macos.sh").read_text()
+    linux = (PACKAGING / "build_linux.sh").read_text()
+    assert "-DGGML_VULKAN=ON" in linux and 'DEPENDS_GPU=", libvulkan1"' in linux
+    windows = (PACKAGING / "windows" / "build_windows.ps1").read_text()
+    assert "-DGGML_VULKAN=ON" in windows and "-DGGML_CUDA=ON" in windows

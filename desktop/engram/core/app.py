@@ -112,7 +112,8 @@ class Engram:
         self.embedding_problem: ModelError | None = None
         if embedder is None and meaning:
             try:
-                embedder = GGUFEmbedder(embedding_model_path(self.settings.embedding_model))
+                embedder = GGUFEmbedder(embedding_model_path(self.settings.embedding_model),
+                                        gpu_layers=self.settings.embedding_gpu_layers)
             except ModelError as e:
                 self.embedding_problem = e
         self.store = MemoryStore(self.db, embedder)
@@ -120,7 +121,8 @@ class Engram:
         self.rerank_problem: ModelError | None = None
         if meaning and self.settings.rerank_model:
             try:
-                self.store.reranker = GGUFReranker(Path(self.settings.rerank_model).expanduser())
+                self.store.reranker = GGUFReranker(Path(self.settings.rerank_model).expanduser(),
+                                                   gpu_layers=self.settings.embedding_gpu_layers)
             except ModelError as e:
                 self.rerank_problem = e
         self._chat_model = chat_model
@@ -141,7 +143,7 @@ class Engram:
         """Load the embedding model an ``embedding_model`` setting names and use it from now on:
         Settings' new model, or the broken one put right. Takes seconds, so never on the GUI
         thread. When it does not load, ModelError is raised and nothing changes."""
-        self.use_embedder(GGUFEmbedder(embedding_model_path(setting)))
+        self.use_embedder(GGUFEmbedder(embedding_model_path(setting), gpu_layers=self.settings.embedding_gpu_layers))
 
     def use_embedder(self, embedder: Embedder) -> None:
         """Embed and search with this model from now on, while the window's threads and the outbox
@@ -157,7 +159,7 @@ class Engram:
     def use_rerank_model(self, setting: str) -> None:
         """Rerank with the model a ``rerank_model`` setting names from the next search on (empty: no
         reranking). When it does not load, ModelError is raised and nothing changes."""
-        new = GGUFReranker(Path(setting).expanduser()) if setting else None
+        new = GGUFReranker(Path(setting).expanduser(), gpu_layers=self.settings.embedding_gpu_layers) if setting else None
         old, self.store.reranker = self.store.reranker, new
         self.rerank_problem = None
         if hasattr(old, "close"):

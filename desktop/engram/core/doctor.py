@@ -16,6 +16,7 @@ from engram.core import paths
 from engram.core.app import check_writable, embedding_model_path, open_data
 from engram.core.storage.database import DAMAGED_HINT, Database, disk_full, versions
 from engram.core.storage.postgres import redacted
+from engram.core.models import gpu
 from engram.core.models.embeddings import WORDS_ONLY, GGUFEmbedder
 from engram.core.errors import EngramError
 from engram.core.memory.scope import Scope
@@ -132,14 +133,15 @@ def _embedding_model(ctx: dict) -> Check:
     path = embedding_model_path(ctx["settings"].embedding_model)
     try:
         started = time.perf_counter()
-        embedder = GGUFEmbedder(path)
+        embedder = GGUFEmbedder(path, gpu_layers=ctx["settings"].embedding_gpu_layers)
         loaded = time.perf_counter() - started
         embedder.embed(["warm-up"])  # the first call allocates llama.cpp's buffers
         started = time.perf_counter()
         embedder.embed_query("a short test sentence")
         embed_ms = (time.perf_counter() - started) * 1000
         detail = (f"{path} ({Path(path).stat().st_size / 1e6:.1f} MB), {embedder.dimensions} dimensions,"
-                  f" loaded in {loaded * 1000:.0f} ms, one query embedded in {embed_ms:.1f} ms")
+                  f" loaded in {loaded * 1000:.0f} ms, one query embedded in {embed_ms:.1f} ms,"
+                  f" on {embedder.placement.describe()}")
         embedder.close()
         return Check("embedding model", True, detail)
     except EngramError as e:
@@ -228,14 +230,37 @@ def _chat_model(ctx: dict) -> Check:
         return Check("chat model", False, e.message,
                      e.hint or "choose a chat model .gguf in settings", required=False)
     detail = (f"{path} ({path.stat().st_size / 1e6:.1f} MB), chat format {model.chat_format},"
-              f" context {model.context_tokens} tokens, loaded in {model.load_seconds * 1000:.0f} ms")
+              f" context {model.context_tokens} tokens, loaded in {model.load_seconds * 1000:.0f} ms,"
+              f" on {model.placement.describe()}")
     model.close()
     return Check("chat model", True, detail, required=False)
 
 
+def _gpu(ctx: dict) -> Check:
+    """Which device the models run on: informative, as the CPU is a working fallback."""
+    from engram.core.models.chat_model import chat_model_path
+
+    settings = ctx["settings"]
+    built = ", ".join(gpu.backends())
+    device = gpu.best_device()
+    if not device.gpu:
+        other = [b for b in gpu.backends() if b != "CPU"]
+        why = (f"the {' and '.join(other)} backend found no GPU device" if other
+               else "no GPU backend: this llama.cpp build has none, or its driver is missing")
+        return Check("gpu", True, f"none: models run on the CPU ({why}; backends: {built})", required=False)
+    try:
+        planned = gpu.plan(chat_model_path(settings), settings.chat_gpu_layers, settings.chat_context_size, device)
+        layers = (f"chat model: {planned.layers}/{planned.total} layers planned"
+                  f" (chat_gpu_layers {settings.chat_gpu_layers})")
+    except EngramError as e:
+        layers = f"chat model: not planned ({e.message})"
+    return Check("gpu", True, f"{device.label} ({device.name}), {device.memory()}; {layers}; backends: {built}",
+                 required=False)
+
+
 CHECKS: list[Callable[[dict], Check | None]] = [_python, _data_dir, _database, _password_at_rest, _integrity,
-                                                _tokenizer, _embedding_model, _model_metadata, _outbox, _vector_graph,
-                                                _chat_model]
+                                                _tokenizer, _gpu, _embedding_model, _model_metadata, _outbox,
+                                                _vector_graph, _chat_model]
 
 
 def run_checks(data_dir: str | None = None, config_dir: str | None = None,

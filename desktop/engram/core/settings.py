@@ -13,10 +13,12 @@ from pathlib import Path
 
 from engram.core import paths
 from engram.core.conversation import prompts, triggers
+from engram.core.models.gpu import AUTO, parse_layers
 from engram.core.storage.atomic import write_text_atomic
 from engram.core.memory.records import now_iso
 
 SETTINGS_FILE = "settings.json"
+GPU_LAYERS = ("chat_gpu_layers", "embedding_gpu_layers")     # "auto" or a number (gpu.parse_layers)
 DEFAULT_PROFILE = "default"
 
 
@@ -28,6 +30,7 @@ class Settings:
                                             # PostgreSQL"); empty: the SQLite file in the data folder. The
                                             # password belongs in ~/.pgpass or PGPASSWORD, not here
     embedding_model: str = ""               # empty: the bundled multilingual-e5-small (MiniLM: name its file)
+    embedding_gpu_layers: int | str = AUTO  # the embedding model's and reranker's, as chat_gpu_layers
     chat_model: str = ""                    # empty: the bundled tiny demo model
     rerank_model: str = ""                  # a reranker GGUF that reorders the best candidates of a search
                                             # (bge-reranker-v2-m3, Qwen3-Reranker); empty: none
@@ -35,7 +38,9 @@ class Settings:
     # Chat model runtime (engram.core.models.chat_model.load_chat_model).
     chat_context_size: int = 4096           # tokens the model sees at once (n_ctx)
     chat_threads: int = 0                   # 0: one per CPU
-    chat_gpu_layers: int = 0                # layers offloaded to a GPU (-1: all)
+    chat_gpu_layers: int | str = AUTO       # layers offloaded to the GPU the llama.cpp build can use (Metal,
+                                            # CUDA, Vulkan; core/models/gpu.py): auto (what fits its free
+                                            # memory) | 0 (the CPU) | a number | -1 (all)
     chat_temperature: float = 0.7
     chat_top_p: float = 0.95
     chat_top_k: int = 40
@@ -104,12 +109,21 @@ class Settings:
             settings.problem = f"settings file was unreadable ({e}); kept as {aside.name}, using defaults"
             return settings
         known = {f.name for f in fields(cls) if not f.metadata.get("transient")}
+        # Before GPU layers had "auto", every file held the one default, chat_gpu_layers 0, and no
+        # embedding_gpu_layers: that 0 was nobody's choice, so it becomes auto.
+        if data.get("chat_gpu_layers") == 0 and "embedding_gpu_layers" not in data:
+            data["chat_gpu_layers"] = AUTO
         ignored = []
         for key, value in data.items():
             default = getattr(settings, key, None)
             if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
                 value = float(value)
-            if key in known and type(value) is type(default):
+            if key in GPU_LAYERS:
+                try:
+                    setattr(settings, key, parse_layers(value))
+                except ValueError:
+                    ignored.append(key)
+            elif key in known and type(value) is type(default):
                 setattr(settings, key, value)
             else:
                 ignored.append(key)

@@ -199,12 +199,14 @@ class MainWindow(QMainWindow):
     def load_model(self) -> None:
         """Load the chat model in the background; the window stays usable meanwhile."""
         self.status.set_model_state("loading")
+        self.status.set_device(None)
         self.backend.model(lambda engram, worker: engram.chat_model(), returned=self._model_ready,
                            errored=self._model_failed)
 
     def _model_ready(self, model) -> None:
         self.turn_controller.model_name = getattr(model, "name", "")
         self.status.set_model_state("ready", self.turn_controller.model_name)
+        self.status.set_device(getattr(model, "placement", None))
         self.chat.model_name.setText(self.turn_controller.model_name)
         self.chat.notice.hide()
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QValidator
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QFrame, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit, QPushButton,
                                QScrollArea, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
 from engram.core.errors import EngramError, ModelError
+from engram.core.models.gpu import ALL, AUTO
 from engram.core.storage.pgpass import remember_password
 from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.conversation.preferences import DETAIL_LEVELS
@@ -114,6 +115,36 @@ class ModelPicker(QWidget):
         self.info.setText(f"<span style='color:#c0392b'>✕ {message}</span>" + (f"<br><i>{hint}</i>" if hint else ""))
 
 
+class GpuLayersBox(QSpinBox):
+    """GPU layers: auto (what fits the GPU's memory), all, 0 (the CPU only) or a number."""
+
+    AUTO_VALUE = ALL - 1
+
+    def __init__(self, parent=None):
+        super().__init__(parent, minimum=self.AUTO_VALUE, maximum=999)
+        self.setSpecialValueText(self.tr("auto"))
+        self.setToolTip(self.tr("Layers of the chat model run on the GPU this build of Engram can use (Metal,"
+                                " CUDA or Vulkan): auto puts there what fits its free memory, 0 keeps the"
+                                " model on the CPU. Without a GPU, every setting runs on the CPU."))
+
+    def setting(self) -> int | str:
+        return AUTO if self.value() == self.AUTO_VALUE else self.value()
+
+    def set_setting(self, value: int | str) -> None:
+        self.setValue(self.AUTO_VALUE if value == AUTO else int(value))
+
+    def textFromValue(self, value: int) -> str:
+        return self.tr("all") if value == ALL else super().textFromValue(value)
+
+    def valueFromText(self, text: str) -> int:
+        return ALL if text.strip() == self.tr("all") else super().valueFromText(text)
+
+    def validate(self, text: str, pos: int):
+        if text.strip() and self.tr("all").startswith(text.strip()):
+            return (QValidator.Acceptable if text.strip() == self.tr("all") else QValidator.Intermediate), text, pos
+        return super().validate(text, pos)
+
+
 class SettingsDialog(QDialog):
     applied = Signal(set)       # what changed: {"chat", "memory", "embedding", "data"}
 
@@ -152,7 +183,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Chat model"), self.chat_model)
         self.context_size = QSpinBox(minimum=512, maximum=262_144, singleStep=512)
         self.threads = QSpinBox(minimum=0, maximum=256, specialValueText=self.tr("one per CPU"))
-        self.gpu_layers = QSpinBox(minimum=-1, maximum=999, specialValueText=self.tr("all"))
+        self.gpu_layers = GpuLayersBox()
         self.reply_tokens = QSpinBox(minimum=16, maximum=8192, singleStep=64)
         form.addRow(self.tr("Context size (tokens)"), self.context_size)
         form.addRow(self.tr("CPU threads"), self.threads)
@@ -355,7 +386,7 @@ class SettingsDialog(QDialog):
         self.source.show_setting(s)
         self.context_size.setValue(s.chat_context_size)
         self.threads.setValue(s.chat_threads)
-        self.gpu_layers.setValue(s.chat_gpu_layers)
+        self.gpu_layers.set_setting(s.chat_gpu_layers)
         self.reply_tokens.setValue(s.chat_max_tokens)
         self.search_time.setCurrentIndex(max(0, self.search_time.findData(s.recall_mode)))
         self.triggers.set_words(s.recall_triggers_en, s.recall_triggers_zh)
@@ -398,7 +429,7 @@ class SettingsDialog(QDialog):
     def values(self) -> dict:
         return {"chat_model": self.chat_model.path.text(), "embedding_model": self.embedding_model.path.text(),
                 "chat_context_size": self.context_size.value(), "chat_threads": self.threads.value(),
-                "chat_gpu_layers": self.gpu_layers.value(), "chat_max_tokens": self.reply_tokens.value(),
+                "chat_gpu_layers": self.gpu_layers.setting(), "chat_max_tokens": self.reply_tokens.value(),
                 "recall_mode": self.search_time.currentData(), "recall_max_results": self.max_results.value(),
                 "recall_threshold": round(self.threshold.value(), 2),
                 "recency_half_life_days": self.half_life.value(), "window_messages": self.window_size.value(),

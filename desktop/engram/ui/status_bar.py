@@ -1,4 +1,4 @@
-"""The status bar: the chat model's state, the speed of the last reply, and memory health
+"""The status bar: the chat model's state and the device it runs on, the speed of the last reply, and memory health
 (background work pending or failed, session files not indexed, the search index being rebuilt or
 not rebuilt, with a way to see the errors and retry)."""
 
@@ -25,6 +25,7 @@ class StatusBar(QStatusBar):
         super().__init__(parent)
         self.setSizeGripEnabled(False)
         self.model = QLabel()
+        self.device = QLabel()
         self.speed = QLabel()
         self.speed.setToolTip(self.tr("Generation speed of the last reply"))
         self.reasoning = QLabel()
@@ -40,6 +41,7 @@ class StatusBar(QStatusBar):
         self.addPermanentWidget(self.reasoning)
         self.addPermanentWidget(self.speed)
         self.addPermanentWidget(self.model)
+        self.addPermanentWidget(self.device)
         self.state = ""
         self._errors: list = []
         self._stalled = self._files_problem = self._rebuild_failed = ""
@@ -52,6 +54,17 @@ class StatusBar(QStatusBar):
         self.model.setText(f"<span style='color:{STATE_COLOUR.get(state, 'gray')}'>{shown}"
                            f"</span>{(' ' + html.escape(detail)) if detail else ''}")
         self.model.setToolTip(detail)
+
+    def set_device(self, placement) -> None:
+        """Where the chat model runs (a gpu.Placement, worked out when it loaded; None: not known)."""
+        if placement is None:
+            self.device.setText("")
+            self.device.setToolTip("")
+            return
+        on_gpu = placement.layers != 0 and placement.device.gpu
+        self.device.setText(self.tr("{backend} ({layers} layers)").format(
+            backend=placement.device.backend, layers=placement.layers_text()) if on_gpu else self.tr("CPU"))
+        self.device.setToolTip(self.tr("The chat model runs on: {where}").format(where=placement.describe()))
 
     def set_speed(self, tokens_per_second: float) -> None:
         self.speed.setText(self.tr("{speed} tokens/s").format(speed=f"{tokens_per_second:.1f}")

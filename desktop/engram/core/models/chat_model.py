@@ -20,6 +20,7 @@ from engram.core.models.chat_template import ChatTemplate, Prompt
 from engram.core.models.demo import demo_model_path
 from engram.core.errors import ContextTooLong, ModelError
 from engram.core.models.gguf import check_model_file
+from engram.core.models.gpu import AUTO, Placement, load_offloaded, plan
 from engram.core.models.grammar import GrammarMask, schema_grammar
 from engram.core.models.prompt_states import MIN_TOKENS, PromptStates, default_folder
 from engram.core.models.reasoning import ReasoningSplit
@@ -96,12 +97,13 @@ class LlamaChatModel:
     """
 
     def __init__(self, path: str | os.PathLike, *, context_size: int = 4096, threads: int = 0,
-                 gpu_layers: int = 0, sampling: Sampling | None = None, chat_format: str = "",
+                 gpu_layers: int | str = AUTO, sampling: Sampling | None = None, chat_format: str = "",
                  fallback_chat_format: str = "gemma", states_dir: str | os.PathLike | None = None):
         self.path = check_model_file(path, "chat")
         self.name = self.path.stem
         self.sampling = sampling or Sampling()
-        if gpu_layers == 0:
+        planned = plan(self.path, gpu_layers, context_size)
+        if planned.layers == 0:
             check_fits_memory(self.path)
         self._states = PromptStates(states_dir, self.path) if states_dir else None
         self._grammars: dict[str, object] = {}
@@ -110,8 +112,8 @@ class LlamaChatModel:
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-chat")
         started = time.perf_counter()
         try:
-            self._llm, self._template = self._worker.submit(self._load, context_size, threads, gpu_layers,
-                                                            chat_format, fallback_chat_format).result()
+            self._llm, self._template, self.placement = self._worker.submit(
+                self._load, context_size, threads, planned, chat_format, fallback_chat_format).result()
         except BaseException:
             self._worker.shutdown()
             raise
@@ -120,23 +122,27 @@ class LlamaChatModel:
         self.chat_format: str = self._template.name
         self.takes_tools: bool = self._template.takes_tools
 
-    def _load(self, context_size: int, threads: int, gpu_layers: int, chat_format: str, fallback: str):
+    def _load(self, context_size: int, threads: int, planned: Placement, chat_format: str, fallback: str):
         from llama_cpp import Llama  # imported here: the library is slow to load
 
         threads = threads or max(1, os.cpu_count() or 1)
         _hide_swa_notice()
+
+        def load(gpu_layers: int):
+            try:
+                # swa_full: with sliding-window attention (Gemma 3) llama.cpp otherwise drops old window
+                # entries, and llama-cpp-python's prefix reuse (unlike llama.cpp's server) does not check
+                # for that; a full-size window cache keeps the reused prefix complete.
+                return Llama(model_path=str(self.path), n_ctx=context_size, n_threads=threads,
+                             n_threads_batch=threads, n_gpu_layers=gpu_layers, swa_full=True, verbose=False)
+            except (ValueError, RuntimeError, OSError) as e:
+                raise ModelError(f"llama.cpp could not load the chat model {self.path}: {e}",
+                                 hint="the file may be damaged, not a chat model, or need more memory than is"
+                                      " free; try a smaller context size or choose another .gguf") from e
+
+        llm, placement = load_offloaded(load, planned)
         try:
-            # swa_full: with sliding-window attention (Gemma 3) llama.cpp otherwise drops old window
-            # entries, and llama-cpp-python's prefix reuse (unlike llama.cpp's server) does not check
-            # for that; a full-size window cache keeps the reused prefix complete.
-            llm = Llama(model_path=str(self.path), n_ctx=context_size, n_threads=threads,
-                        n_threads_batch=threads, n_gpu_layers=gpu_layers, swa_full=True, verbose=False)
-        except (ValueError, RuntimeError, OSError) as e:
-            raise ModelError(f"llama.cpp could not load the chat model {self.path}: {e}",
-                             hint="the file may be damaged, not a chat model, or need more memory than is free;"
-                                  " try a smaller context size or choose another .gguf") from e
-        try:
-            return llm, ChatTemplate.for_model(llm, chat_format, fallback)
+            return llm, ChatTemplate.for_model(llm, chat_format, fallback), placement
         except ModelError:
             llm.close()
             raise

@@ -21,6 +21,7 @@ import numpy as np
 from engram.core.errors import ModelError
 from engram.core.models.gguf import check_model_file, fingerprint
 from engram.core.models.gguf_info import read_model_info
+from engram.core.models.gpu import AUTO, load_offloaded, plan
 from engram.core.models.pooled import POOLING_CLS, POOLING_LAST, POOLING_MEAN, POOLING_UNSPECIFIED, pooled, tokenize
 
 
@@ -113,7 +114,9 @@ class GGUFEmbedder:
     # "好的" said in many chats, is not computed again (384 floats a text: 1.5 MB for 1024).
     RECENT = 1024
 
-    def __init__(self, path: str | os.PathLike, n_threads: int | None = None):
+    CONTEXT = 512        # tokens of one text at most (less where the model was trained on less)
+
+    def __init__(self, path: str | os.PathLike, n_threads: int | None = None, gpu_layers: int | str = AUTO):
         self.path = check_model_file(path, "embedding")
         self.name = Path(self.path).stem
         self.fingerprint = fingerprint(self.path)
@@ -137,7 +140,8 @@ class GGUFEmbedder:
         self.unrelated_similarity = traits.unrelated_similarity
         self._pooling = traits.pooling
         started = time.perf_counter()
-        self._llm = self._worker.submit(self._load).result()
+        self._llm, self.placement = self._worker.submit(
+            load_offloaded, self._load, plan(self.path, gpu_layers, self.CONTEXT, role="embedding")).result()
         self.load_seconds = time.perf_counter() - started
         self.dimensions = self._llm.n_embd()
         self.context_tokens = self._llm.n_ctx()
@@ -145,18 +149,18 @@ class GGUFEmbedder:
         # which older conversions did not add (their add_eos_token flag is missing).
         self._end = self._llm.token_eos() if self._llm.pooling_type() == POOLING_LAST else None
 
-    def _load(self):
+    def _load(self, gpu_layers: int):
         from llama_cpp import Llama  # imported here: loading the library costs time at start-up
 
         threads = self.threads
         try:
             # The batch must not exceed the trained context: llama-cpp-python truncates texts to
             # n_batch tokens, and positions past the trained context abort the process in ggml.
-            context = 512
+            context = self.CONTEXT
             while True:
                 llm = Llama(model_path=str(self.path), embedding=True, verbose=False, n_ctx=context,
                             n_batch=context, n_ubatch=context, n_threads=threads, n_threads_batch=threads,
-                            flash_attn=True, pooling_type=POOLING_UNSPECIFIED if self._pooling is None
+                            n_gpu_layers=gpu_layers, flash_attn=True, pooling_type=POOLING_UNSPECIFIED if self._pooling is None
                             else self._pooling)
                 trained = llm._model.n_ctx_train()
                 if 0 < trained < context:

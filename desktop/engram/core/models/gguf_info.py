@@ -24,6 +24,8 @@ class ModelInfo:
     architecture: str
     context_length: int | None
     embedding_length: int | None
+    layers: int | None = None         # transformer blocks: what GPU offloading counts (gpu.py)
+    kv_width: int | None = None       # numbers a token keeps per layer for K (and again for V)
 
     def summary(self) -> str:
         context = f"{self.context_length:,} tokens of context" if self.context_length else "context length unknown"
@@ -36,6 +38,7 @@ def read_model_info(path: str | os.PathLike, role: str = "chat") -> ModelInfo:
     """Read the GGUF header's metadata; ModelError (with a fix) for anything that is not a GGUF file."""
     p = check_model_file(path, role)
     wanted: dict[str, object] = {}
+    keys = ("context_length", "embedding_length", "block_count", "attention.head_count", "attention.head_count_kv")
     try:
         with p.open("rb") as f:
             reader = _Reader(f)
@@ -49,19 +52,22 @@ def read_model_info(path: str | os.PathLike, role: str = "chat") -> ModelInfo:
                 kind = reader.scalar(4)
                 architecture = wanted.get("general.architecture")
                 if key in ("general.architecture", "general.name") or (
-                        architecture and key in (f"{architecture}.context_length", f"{architecture}.embedding_length")):
+                        architecture and key.startswith(f"{architecture}.") and key.split(".", 1)[1] in keys):
                     wanted[key] = reader.value(kind)
                 else:
                     reader.skip(kind)
-                if architecture and len(wanted) == 4:      # all four found: skip the vocabulary
+                if architecture and len(wanted) == 2 + len(keys):  # all found: skip the vocabulary
                     break
     except (struct.error, UnicodeDecodeError, OverflowError, MemoryError) as e:
         raise ModelError(f"{p} starts like a GGUF file but its header is damaged ({e})",
                          hint="download the model again") from e
     architecture = str(wanted.get("general.architecture", ""))
+    found = {key: _int(wanted.get(f"{architecture}.{key}")) for key in keys}
+    width, heads, kv_heads = found["embedding_length"], found["attention.head_count"], found["attention.head_count_kv"]
+    # Grouped-query attention keeps kv_heads of the heads; unknown (or per-layer arrays): all of them.
+    kv_width = width * kv_heads // heads if width and heads and kv_heads else width
     return ModelInfo(p, str(wanted.get("general.name") or p.stem), p.stat().st_size, architecture,
-                     _int(wanted.get(f"{architecture}.context_length")),
-                     _int(wanted.get(f"{architecture}.embedding_length")))
+                     found["context_length"], width, found["block_count"], kv_width)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ import numpy as np
 from engram.core.errors import ModelError
 from engram.core.models.gguf import check_model_file, fingerprint
 from engram.core.models.gguf_info import read_head
+from engram.core.models.gpu import AUTO, load_offloaded, plan
 from engram.core.models.pooled import POOLING_RANK, pooled, tokenize
 
 # Architectures whose graph ends in a softmax over the labels (llama-graph.cpp, build_pooling).
@@ -46,7 +47,7 @@ class GGUFReranker:
 
     CONTEXT = 512        # tokens of one pair at most (a longer document is cut, the template's end kept)
 
-    def __init__(self, path: str | os.PathLike, n_threads: int | None = None):
+    def __init__(self, path: str | os.PathLike, n_threads: int | None = None, gpu_layers: int | str = AUTO):
         self.path = check_model_file(path, "reranker")
         self.name = Path(self.path).stem
         self.fingerprint = fingerprint(self.path)
@@ -62,16 +63,17 @@ class GGUFReranker:
         self.threads = n_threads or max(1, min(4, cores // 2), min(2, cores))
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-rerank")
         started = time.perf_counter()
-        self._llm = self._worker.submit(self._load).result()
+        self._llm, self.placement = self._worker.submit(
+            load_offloaded, self._load, plan(self.path, gpu_layers, self.CONTEXT, role="reranker")).result()
         self.load_seconds = time.perf_counter() - started
 
-    def _load(self):
+    def _load(self, gpu_layers: int):
         from llama_cpp import Llama
 
         try:
             llm = Llama(model_path=str(self.path), embedding=True, pooling_type=POOLING_RANK, verbose=False,
                         n_ctx=self.CONTEXT, n_batch=self.CONTEXT, n_ubatch=self.CONTEXT, n_threads=self.threads,
-                        n_threads_batch=self.threads, flash_attn=True)
+                        n_threads_batch=self.threads, n_gpu_layers=gpu_layers, flash_attn=True)
         except (ValueError, RuntimeError) as e:
             raise ModelError(f"llama.cpp could not load the reranker {self.path}: {e}",
                              hint="the file may be damaged; download it again or choose another") from e
