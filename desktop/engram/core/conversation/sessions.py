@@ -9,7 +9,6 @@ Deleting a session forgets it for real: messages, turn records and every memory 
 from __future__ import annotations
 
 import builtins
-import json
 import re
 import unicodedata
 import uuid
@@ -253,12 +252,6 @@ class Sessions:
         if not asked:
             raise InvalidInput("this chat has no message to answer again", hint="send a message first")
         return asked[0], self.messages(session_id, roles=("assistant",), after_id=asked[0].id)
-
-    def delete_messages(self, session_id: str, message_ids: Sequence[int], conn) -> None:
-        """Delete messages inside the caller's transaction (their turn records go with them)."""
-        conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN"
-                     f" (SELECT value FROM {dialect.of(self.db).ints('?', 'doomed')})",
-                     (session_id, json.dumps(list(message_ids))))
 
     def count_messages(self, session_id: str, after_id: int = 0) -> int:
         return self.db.query_one("SELECT count(*) FROM messages WHERE session_id = ? AND id > ?"
