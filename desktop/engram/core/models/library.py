@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from engram.core import paths
 from engram.core.models import measured, sources
 from engram.core.models.downloads import Progress, discard_partial, fetch, partial_size
-from engram.core.errors import InvalidInput
+from engram.core.errors import InvalidInput, ModelError
 from engram.core.models.gguf import check_model_file
 from engram.core.models.catalog import Catalog, CatalogEntry, load_catalog
 from engram.core.models.fit import Fit, Machine, assess
@@ -136,6 +136,26 @@ class ModelLibrary:
         finally:
             measured.note_download(self.config_folder, last[0])     # the next download's time is told at this rate
         return target
+
+    def chat_models(self) -> list[tuple[str, Path]]:
+        """The chat models a chat can be given now, as (name, file): the demo model, the catalog's
+        downloaded ones and a file of one's own that the settings name; each file once."""
+        from engram.core.models import demo
+
+        found: list[tuple[str, Path]] = []
+        try:
+            found.append((demo.NAME, demo.demo_model_path()))
+        except ModelError:
+            pass                          # not installed with this build: the others still count
+        found += [(entry.name, self.path(entry)) for entry in self.catalog.entries
+                  if entry.kind == "chat" and self.path(entry).is_file()]
+        if self.settings.chat_model:
+            own = Path(self.settings.chat_model).expanduser()
+            found.append((own.stem, own))
+        unique: dict[Path, tuple[str, Path]] = {}
+        for name, path in found:
+            unique.setdefault(path.resolve(), (name, path))
+        return list(unique.values())
 
     def setting_for(self, name: str) -> tuple[str, str]:
         """The setting that makes Engram use this model, and its value."""
