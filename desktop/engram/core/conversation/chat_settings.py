@@ -8,7 +8,7 @@ recalled into it. Turning memory off does not forget what was kept before; Forge
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engram.core.errors import InvalidInput
 from engram.core.storage.database import Database
@@ -49,8 +49,9 @@ class ChatSettingsStore:
                 raise InvalidInput(f"the instructions are {len(instructions)} characters long; the limit is"
                                    f" {MAX_INSTRUCTIONS_CHARS}", hint="shorten them, or put long material in a"
                                    " file of the chat's folder")
-        new = replace(old, **{k: v for k, v in (("memory", memory), ("instructions", instructions), ("model", model))
-                              if v is not None})
+        new = ChatSettings(old.memory if memory is None else memory,
+                           old.instructions if instructions is None else instructions,
+                           old.model if model is None else model)
         self.db.execute("INSERT INTO chat_settings(session_id, memory, instructions, model) VALUES (?,?,?,?)"
                         " ON CONFLICT(session_id) DO UPDATE SET memory = excluded.memory,"
                         " instructions = excluded.instructions, model = excluded.model",

@@ -94,7 +94,7 @@ def _chat_record(chosen: ChatSettings, model: ChatModel) -> dict:
 
 class TurnEngine:
     def __init__(self, sessions: Sessions, turns: Turns, store: MemoryStore, outbox: Outbox,
-                 chat_model: Callable[[], ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
+                 chat_model: Callable[..., ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
                  *, max_tokens: int | None = None, max_tool_rounds: int = 3,
                  preferred_language: Callable[[str], str] = lambda user: "",
                  learn: Callable[[Session, Message], list] = lambda session, message: []):
@@ -102,7 +102,7 @@ class TurnEngine:
         self.turns = turns
         self.store = store
         self.outbox = outbox
-        self.chat_model = chat_model          # called per turn; loads the model on first use
+        self.chat_model = chat_model          # called per turn (with a chat's own model file); loads it on first use
         self.providers = list(providers)
         self.options = options
         self.max_tokens = max_tokens
