@@ -1521,6 +1521,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>轮次记录</translation>
     </message>
     <message>
+        <source>chat version</source>
+        <translation>对话版本</translation>
+    </message>
+    <message>
         <source>memory</source>
         <translation>记忆</translation>
     </message>
@@ -1563,6 +1567,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>chat {session}, turn record #{turn}</source>
         <translation>对话 {session}，轮次记录 #{turn}</translation>
+    </message>
+    <message>
+        <source>chat {session}, version #{version} (not shown)</source>
+        <translation>对话 {session}，版本 #{version}（未显示）</translation>
     </message>
     <message>
         <source>memory #{memory} ({kind})</source>

@@ -116,3 +116,22 @@ def test_deleting_a_chat_deletes_its_versions_too(make_engram):
     assert engram.db.query_one("SELECT count(*) FROM forks")[0] == 1
     engram.delete_session("s")
     assert engram.db.query_one("SELECT count(*) FROM forks")[0] == 0
+
+
+def test_forget_everywhere_reaches_the_versions_set_aside(make_engram):
+    from engram.core.forget import FORGOTTEN, find, forget_everywhere
+
+    engram = make_engram(("Noted.",))
+    engram.sessions.get_or_create("s", "ann")
+    first = engram.turn_engine.send("s", "my passport number is ZX9931457Q")
+    engram.outbox.run_due()
+    engram.turn_engine.edit("s", first.user_message.id, "never mind")
+    engram.outbox.run_due()
+    assert "chat version" in {p.what for p in find(engram, "ZX9931457Q", "ann")}
+    forget_everywhere(engram, "zx9931457q", "ann")
+    assert find(engram, "ZX9931457Q", "ann") == []
+    place = next(iter(engram.turn_engine.branches.versions("s").values()))
+    engram.turn_engine.show_version("s", place.fork(0))
+    shown = engram.sessions.messages("s")
+    assert shown[0].content == f"my passport number is {FORGOTTEN}"
+    assert all("ZX9931457Q" not in m["content"] for m in engram.turns.for_reply(shown[1].id).messages)
