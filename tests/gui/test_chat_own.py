@@ -139,16 +139,20 @@ def test_the_model_picker_gives_this_chat_its_own_model_off_the_gui_thread(qtbot
         return model
 
     monkeypatch.setattr(chat_model, "load_chat_model", load)
+    from engram.core.models import demo
+    from engram.core.models.library import ModelLibrary
+
+    other = tmp_path / "other-model.gguf"
+    monkeypatch.setattr(ModelLibrary, "chat_models", lambda library: [(demo.NAME, demo.demo_model_path()),
+                                                                      ("Other model", other)])
     window = fake_window(("From the default.",))
     type_and_send(qtbot, window, "hello")
-    qtbot.waitUntil(lambda: any(name.startswith("SmolLM2") for name, _ in window.chat_options.models),
-                    timeout=10_000)                  # the demo model is on this machine
-    other = tmp_path / "other-model.gguf"
-    window.chat_options.models.append(("Other model", str(other)))
+    window.chat_options.refresh_models()
+    qtbot.waitUntil(lambda: window.chat_options.models == [("Other model", str(other))], timeout=10_000)
     menu = window.chat_options.model_menu
     menu.aboutToShow.emit()
     texts = [a.text() for a in menu.actions()]
-    assert texts[0] == "The model of Settings (fake-chat)" and "Other model" in texts
+    assert texts == ["The model of Settings (fake-chat)", "Other model", "", "More models…"]
     next(a for a in menu.actions() if a.text() == "Other model").trigger()
     qtbot.waitUntil(lambda: window.chat.model_name.text() == "other-model" and window.status.state == "ready",
                     timeout=10_000)

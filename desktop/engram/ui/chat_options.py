@@ -63,7 +63,7 @@ class ChatOptions(QObject):
         self.backend, self.chat, self.status, self.session = backend, chat, status, session
         self.settings = ChatSettings()          # the open chat's
         self.default_name = ""                  # the settings' chat model's
-        self.models: list[tuple[str, str]] = []     # (name, file) of the chat models on this machine
+        self.models: list[tuple[str, str]] = []     # (name, file) of the other chat models on this machine
         self.model_menu = QMenu(chat.model_name)
         self.model_menu.aboutToShow.connect(self._fill_model_menu)
         chat.model_name.setMenu(self.model_menu)
@@ -106,11 +106,15 @@ class ChatOptions(QObject):
         self.refresh_models()
 
     def refresh_models(self) -> None:
-        """Read the chat models on this machine again (for the picker's next opening)."""
+        """Read the chat models on this machine again (for the picker's next opening), but the
+        settings' one, which the picker offers first."""
+        from engram.core.models.chat_model import chat_model_path
         from engram.core.models.library import ModelLibrary
 
         def found(engram):
-            return [(name, str(path)) for name, path in ModelLibrary(engram.settings).chat_models()]
+            default = chat_model_path(engram.settings).resolve()
+            return [(name, str(path)) for name, path in ModelLibrary(engram.settings).chat_models()
+                    if path.resolve() != default]
 
         self.backend.disk(found, returned=lambda models: setattr(self, "models", models))
 
