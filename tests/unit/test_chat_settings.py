@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engram.core.conversation.distill import EXTRACT
 from engram.core.errors import InvalidInput
 from engram.core.memory.scope import Scope
 
@@ -11,7 +12,8 @@ pytestmark = pytest.mark.both_backends
 
 
 def test_memory_off_stores_the_words_but_archives_learns_and_recalls_nothing(make_engram):
-    engram = make_engram(("Noted.",), window_messages=10, distill="on")
+    engram = make_engram(lambda messages: '{"memories": []}' if messages[0]["content"].startswith(EXTRACT)
+                         else "Noted.", window_messages=10, distill_memories="on")
     engram.sessions.get_or_create("other", "u")
     engram.turn_engine.send("other", "I am allergic to peanuts")
     engram.outbox.run_due()
@@ -30,10 +32,19 @@ def test_memory_off_stores_the_words_but_archives_learns_and_recalls_nothing(mak
                for m in engram.chat_model().calls[-1])
     assert engram.outbox.health().pending == 0
 
+    engram.sessions.get_or_create("next", "u")
+    engram.turn_engine.send("next", "a new chat")      # the chat before it would be distilled now
+    engram.outbox.run_due()
+    assert all("secret" not in m.text for m in engram.store.list(Scope(user="u"), limit=None))
+
     engram.turn_engine.chat_settings.set("s", memory=True)
-    engram.turn_engine.send("s", "now remember this")
+    for said in ("now remember this", "and this", "and that"):
+        engram.turn_engine.send("s", said)
     engram.outbox.run_due()
     assert "now remember this" in {m.text for m in engram.store.list(Scope(session="s"), kinds=["message"])}
+    extracted = [call for call in engram.chat_model().calls if call[0]["content"].startswith(EXTRACT)]
+    assert extracted and all("secret" not in m["content"] for call in extracted for m in call), \
+        "what was said with memory off is never distilled, not even once memory is on again"
 
 
 def test_a_chats_instructions_follow_the_system_prompt_only_in_that_chat(make_engram):

@@ -25,7 +25,7 @@ from engram.core.conversation.chat_settings import ChatSettings, ChatSettingsSto
 from engram.core.models.chat_model import ChatModel, Generation
 from engram.core.conversation.context import (PROFILE, RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section,
                                               TurnContext, fit)
-from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
+from engram.core.conversation.distill import DISTILL_JOB, mark_distilled, sessions_to_distill
 from engram.core.errors import ContextTooLong, DiskFull, EngramError, InvalidInput
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
@@ -126,8 +126,7 @@ class TurnEngine:
         chosen = self.chat_settings.get(session_id)
         with self.sessions.db.transaction() as conn:
             user_message = self.sessions.add_message(session_id, "user", text, conn=conn)
-            if chosen.memory:
-                self.outbox.enqueue(ARCHIVE_JOB, {"message_id": user_message.id}, conn)
+            self._keep(session_id, user_message.id, chosen.memory, conn)
         self.outbox.wake()
         return self._after_message(session, user_message, chosen, on_token, stop, max_tokens, started, on_reasoning,
                                    json_schema)
@@ -149,8 +148,7 @@ class TurnEngine:
         with self.sessions.db.transaction() as conn:
             shelved = self.branches.shelve(session_id, message_id, conn)
             user_message = self.sessions.add_message(session_id, "user", text, conn=conn)
-            if chosen.memory:
-                self.outbox.enqueue(ARCHIVE_JOB, {"message_id": user_message.id}, conn)
+            self._keep(session_id, user_message.id, chosen.memory, conn)
             self._set_aside(session, shelved)
         self.outbox.wake()
         return self._after_message(session, user_message, chosen, on_token, stop, max_tokens, started, on_reasoning,
@@ -167,6 +165,13 @@ class TurnEngine:
                 for message in restored:
                     self.outbox.enqueue(ARCHIVE_JOB, {"message_id": message.id}, conn)
         self.outbox.wake()
+
+    def _keep(self, session_id: str, message_id: int, memory: bool, conn) -> None:
+        """A stored message of the person's is archived; with the chat's memory off, passed over."""
+        if memory:
+            self.outbox.enqueue(ARCHIVE_JOB, {"message_id": message_id}, conn)
+        else:
+            mark_distilled(conn, session_id, message_id)
 
     def _set_aside(self, session: Session, shelved: list[Message]) -> None:
         """Messages no longer shown leave long-term memory, with the summaries that covered them
@@ -292,6 +297,7 @@ class TurnEngine:
             record.reply_message_id = reply.id
             self.turns.save(record, conn)
             if not memory:
+                mark_distilled(conn, session_id, reply.id)
                 return reply
             if reply.content:
                 self.outbox.enqueue(ARCHIVE_JOB, {"message_id": reply.id}, conn)
