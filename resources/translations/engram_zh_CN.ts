@@ -16,6 +16,10 @@
         <translation>已附加 {names}，正在转换…</translation>
     </message>
     <message>
+        <source>Added {names} to this chat&apos;s files</source>
+        <translation>已把 {names} 加入此对话的文件</translation>
+    </message>
+    <message>
         <source>Converting {name}: {done} of {total}</source>
         <translation>正在转换 {name}：{done} / {total}</translation>
     </message>

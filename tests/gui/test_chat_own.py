@@ -175,6 +175,7 @@ def test_a_markdown_file_dropped_on_a_new_chat_lands_in_its_folder(qtbot, fake_w
     assert folder.locate("trip notes.md").read_text(encoding="utf-8") == notes.read_text(encoding="utf-8")
     qtbot.waitUntil(lambda: engram.files.status(window.session.folder, "trip notes.md").chunks > 0, timeout=10_000)
     assert window.files.folder == window.session.folder
+    assert window.status.currentMessage() == "Added trip notes.md to this chat's files"
     type_and_send(qtbot, window, "when does the train leave")
     assert engram.sessions.messages(window.session.id)[0].content == "when does the train leave"
 

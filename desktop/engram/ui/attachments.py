@@ -67,9 +67,11 @@ class Attachments(QObject):
             self.chat.notice.show_message(
                 self.tr("<b>Not attached:</b> {why}").format(why="<br>".join(html.escape(r) for r in refused)),
                 "warning")
-        if added:
-            self.status.showMessage(self.tr("Attached {names}; converting…").format(
-                names=", ".join(name.rsplit("/", 1)[-1] for name in added)), 5000)
+        converting = [name.rsplit("/", 1)[-1] for name in added if name.startswith(f"{SOURCES_DIR}/")]
+        if converting:
+            self.status.showMessage(self.tr("Attached {names}; converting…").format(names=", ".join(converting)), 5000)
+        elif added:                     # text and markdown files: in the folder as they are
+            self.status.showMessage(self.tr("Added {names} to this chat's files").format(names=", ".join(added)), 5000)
 
     def _show_progress(self, folder: str, name: str, done: int, total: int) -> None:
         short = name.rsplit("/", 1)[-1]
