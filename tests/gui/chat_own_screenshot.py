@@ -1,6 +1,6 @@
 """Screenshots of a chat made one's own (run by hand, under Xvfb; not a test):
 
-    xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python tests/gui/chat_own_screenshot.py /tmp/shots
+    xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python tests/gui/chat_own_screenshot.py /tmp/shots [zh_CN]
 
 A fresh data folder and the real bundled models: an edited message with its ‹ 2/2 › pager, a chat
 with memory off and the Context tab saying so, and the model picker open in the chat's header
@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/shots")
+LANGUAGE = "zh_CN" if "zh_CN" in sys.argv[2:] else "en"
 home = Path(tempfile.mkdtemp(prefix="engram-shots-"))
 os.environ["ENGRAM_DATA_DIR"] = str(home / "data")
 os.environ["ENGRAM_CONFIG_DIR"] = str(home / "config")
@@ -35,7 +36,7 @@ settings.first_start = "demo"
 settings.chat_model = str(shutil.copy(demo_model_path(), home / "my-model.gguf"))
 settings.save()
 app = QApplication([])
-window = create_window(None, None, "en")
+window = create_window(None, None, LANGUAGE)
 window.resize(1380, 860)
 
 
@@ -58,6 +59,7 @@ def shot(name, menu=None):
     settle(1.0)
     OUT.mkdir(parents=True, exist_ok=True)
     image = window.grab() if menu is None else app.primaryScreen().grabWindow(0).copy(window.frameGeometry())
+    name = name if LANGUAGE == "en" else f"{name}-{LANGUAGE}"
     image.save(str(OUT / f"{name}.png"))
     print("saved", OUT / f"{name}.png")
     if menu is not None:
@@ -77,7 +79,7 @@ window.chat_options.memory.trigger()
 wait(lambda: window.chat.memory_off.isVisible())
 say("Plan a surprise party for my sister.")
 window.show_context(window.chat.view.bubbles[-1])
-wait(lambda: "Memory is off" in window.context.text())
+wait(lambda: window.context.record is not None)
 shot("chat-memory-off", menu=window.chat.this_chat)
 
 wait(lambda: window.chat_options.models)
