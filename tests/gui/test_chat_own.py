@@ -159,6 +159,7 @@ def test_the_model_picker_gives_this_chat_its_own_model_off_the_gui_thread(qtbot
     engram = window.backend.engram
     assert engram.turn_engine.chat_settings.get(window.session.id).model == str(other)
     assert type_and_send(qtbot, window, "and now").text == "From the other model."
+    assert window.status.model.text().endswith("other-model")
 
 
 def test_a_markdown_file_dropped_on_a_new_chat_lands_in_its_folder(qtbot, fake_window, tmp_path):

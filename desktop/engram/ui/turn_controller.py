@@ -161,7 +161,7 @@ class TurnController(QObject):
             users[-1].key = result.user_message.id
             users[-1].actions["Edit"].show()
         self.chat.view._mark_last_reply()
-        self.status.set_model_state("ready", self.model_name)
+        self.status.set_model_state("ready", result.record.recall.get("chat", {}).get("model") or self.model_name)
         self.status.set_speed(result.generation.tokens_per_second)
         self._note_speed(result.generation)
         if result.reasoning:                # the model's own count, the tags' tokens too
