@@ -25,6 +25,13 @@ class ChatSettings:
     def to_json(self) -> dict:
         return {"memory": self.memory, "instructions": self.instructions, "model": self.model}
 
+    @classmethod
+    def from_json(cls, data: dict) -> "ChatSettings":
+        """As ``to_json`` wrote them (an export); what is missing or of the wrong type is the default."""
+        return cls(data["memory"] if isinstance(data.get("memory"), bool) else True,
+                   data["instructions"] if isinstance(data.get("instructions"), str) else "",
+                   data["model"] if isinstance(data.get("model"), str) else "")
+
 
 class ChatSettingsStore:
     """The ``chat_settings`` table: one row per chat that differs from the defaults."""
@@ -38,9 +45,12 @@ class ChatSettingsStore:
         return ChatSettings(bool(row[0]), row[1], row[2]) if row else ChatSettings()
 
     def set(self, session_id: str, *, memory: bool | None = None, instructions: str | None = None,
-            model: str | None = None) -> ChatSettings:
-        """Change what is given (None: keep); returns the chat's settings as they are now."""
-        old = self.get(session_id)
+            model: str | None = None, conn=None) -> ChatSettings:
+        """Change what is given (None: keep); returns the chat's settings as they are now. Pass
+        ``conn`` to join a caller's transaction (an import storing the chat)."""
+        row = (conn or self.db).execute("SELECT memory, instructions, model FROM chat_settings WHERE session_id = ?",
+                                        (session_id,)).fetchone()
+        old = ChatSettings(bool(row[0]), row[1], row[2]) if row else ChatSettings()
         if instructions is not None:
             if not isinstance(instructions, str):
                 raise InvalidInput("a chat's instructions must be text")
@@ -52,7 +62,7 @@ class ChatSettingsStore:
         new = ChatSettings(old.memory if memory is None else memory,
                            old.instructions if instructions is None else instructions,
                            old.model if model is None else model)
-        self.db.execute("INSERT INTO chat_settings(session_id, memory, instructions, model) VALUES (?,?,?,?)"
+        (conn or self.db).execute("INSERT INTO chat_settings(session_id, memory, instructions, model) VALUES (?,?,?,?)"
                         " ON CONFLICT(session_id) DO UPDATE SET memory = excluded.memory,"
                         " instructions = excluded.instructions, model = excluded.model",
                         (session_id, int(new.memory), new.instructions, new.model))
