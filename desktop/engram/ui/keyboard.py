@@ -27,7 +27,8 @@ def _last_context(window) -> None:
         window.tabs.setCurrentWidget(window.context)
 
 
-# (keys, what it does, what does it with the MainWindow; None: the message box's own keys)
+# (keys, what it does, what does it with the MainWindow; None: keys handled where they belong, e.g. the
+# message box's own or a menu action's, listed here only)
 SHORTCUTS: tuple[tuple[str, str, Callable | None], ...] = (
     ("Enter", QT_TRANSLATE_NOOP("Keyboard", "Send the message"), None),
     ("Shift+Enter", QT_TRANSLATE_NOOP("Keyboard", "A new line in the message"), None),
