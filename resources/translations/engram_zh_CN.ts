@@ -1529,6 +1529,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>对话版本</translation>
     </message>
     <message>
+        <source>chat instructions</source>
+        <translation>对话指令</translation>
+    </message>
+    <message>
         <source>memory</source>
         <translation>记忆</translation>
     </message>
@@ -1575,6 +1579,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>chat {session}, version #{version} (not shown)</source>
         <translation>对话 {session}，版本 #{version}（未显示）</translation>
+    </message>
+    <message>
+        <source>chat {session}: its instructions</source>
+        <translation>对话 {session}：它的指令</translation>
     </message>
     <message>
         <source>memory #{memory} ({kind})</source>

@@ -118,7 +118,7 @@ def test_deleting_a_chat_deletes_its_versions_too(make_engram):
     assert engram.db.query_one("SELECT count(*) FROM forks")[0] == 0
 
 
-def test_forget_everywhere_reaches_the_versions_set_aside(make_engram):
+def test_forget_everywhere_reaches_the_versions_set_aside_and_the_instructions(make_engram):
     from engram.core.forget import FORGOTTEN, find, forget_everywhere
 
     engram = make_engram(("Noted.",))
@@ -126,10 +126,12 @@ def test_forget_everywhere_reaches_the_versions_set_aside(make_engram):
     first = engram.turn_engine.send("s", "my passport number is ZX9931457Q")
     engram.outbox.run_due()
     engram.turn_engine.edit("s", first.user_message.id, "never mind")
+    engram.turn_engine.chat_settings.set("s", instructions="Remind me of ZX9931457Q at the border.")
     engram.outbox.run_due()
-    assert "chat version" in {p.what for p in find(engram, "ZX9931457Q", "ann")}
+    assert {"chat version", "chat instructions"} <= {p.what for p in find(engram, "ZX9931457Q", "ann")}
     forget_everywhere(engram, "zx9931457q", "ann")
     assert find(engram, "ZX9931457Q", "ann") == []
+    assert engram.turn_engine.chat_settings.get("s").instructions == f"Remind me of {FORGOTTEN} at the border."
     place = next(iter(engram.turn_engine.branches.versions("s").values()))
     engram.turn_engine.show_version("s", place.fork(0))
     shown = engram.sessions.messages("s")

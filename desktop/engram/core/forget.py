@@ -190,6 +190,7 @@ WHERE = {   # form -> how a place is named for a person
     "message": "chat {session}, message #{message}",
     "turn record": "chat {session}, turn record #{turn}",
     "chat version": "chat {session}, version #{version} (not shown)",
+    "chat instructions": "chat {session}: its instructions",
     "memory": "memory #{memory} ({kind})",
     "memory history": "memory #{memory}, change #{change}",
     "background job": "background job #{job}",
@@ -209,6 +210,7 @@ PLACES = {   # what -> what forgetting does there
     "chat folder": "the folder is renamed",
     "turn record": "the words become [forgotten] in what the model saw and what was recalled",
     "chat version": "the words become [forgotten] in its messages and turn records",
+    "chat instructions": "the words become [forgotten]",
     "memory": "deleted, with its vectors, word-index entries and history",
     "memory history": "the old text becomes [forgotten]",
     "background job": "the words become [forgotten] in the job's record",
@@ -266,6 +268,11 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
             f" WHERE session_id IN (SELECT value FROM {sql.texts('?', 's')})", (ids,)):
         if any(holds(c, in_json) for c in columns):
             places.append(Place("turn record", {"session": session_id, "turn": turn_id}, (turn_id,)))
+    for session_id, instructions in q(
+            f"SELECT session_id, instructions FROM chat_settings WHERE session_id IN (SELECT value FROM"
+            f" {sql.texts('?', 's')})", (ids,)):
+        if holds(instructions):
+            places.append(Place("chat instructions", {"session": session_id}, (session_id,)))
     for fork_id, session_id, *columns in q(
             f"SELECT id, session_id, messages, turns FROM forks WHERE session_id IN (SELECT value FROM {sql.texts('?', 's')})",
             (ids,)):
@@ -375,6 +382,11 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
             row = conn.execute("SELECT messages, recalled, tool_calls, recall FROM turns WHERE id = ?",
                                place.key).fetchone()
             _rewrite_turn(conn, place.key[0], list(row), pattern)
+        for place in by_kind.get("chat instructions", []):
+            (instructions,) = conn.execute("SELECT instructions FROM chat_settings WHERE session_id = ?",
+                                           place.key).fetchone()
+            conn.execute("UPDATE chat_settings SET instructions = ? WHERE session_id = ?",
+                         (pattern.sub(FORGOTTEN, instructions), place.key[0]))
         for place in by_kind.get("chat version", []):
             _rewrite_version(conn, place.key[0], pattern)
         for place in by_kind.get("memory history", []):
