@@ -163,18 +163,21 @@ class TurnController(QObject):
         self.chat.view._mark_last_reply()
         self.status.set_model_state("ready", result.record.recall.get("chat", {}).get("model") or self.model_name)
         self.status.set_speed(result.generation.tokens_per_second)
-        self._note_speed(result.generation)
+        self._note_speed(result)
         if result.reasoning:                # the model's own count, the tags' tokens too
             self.status.set_reasoning(result.record.tokens.get("reasoning", self._thought))
         self.replied.emit(result)
         self.adopted.emit(result.session)
 
-    def _note_speed(self, generation) -> None:
-        """The speed seen here replaces the catalog's estimate for this model (Models dialog, first start)."""
+    def _note_speed(self, result) -> None:
+        """The speed seen here replaces the catalog's estimate for this model (Models dialog, first
+        start): the chat's own model, when it has one."""
         from engram.core.models.library import note_reply
 
-        tokens, speed = generation.completion_tokens, generation.tokens_per_second
-        self.backend.disk(lambda engram: note_reply(engram.settings, tokens, speed))
+        session_id = result.session.id
+        tokens, speed = result.generation.completion_tokens, result.generation.tokens_per_second
+        self.backend.disk(lambda engram: note_reply(engram.settings, tokens, speed,
+                                                    engram.turn_engine.chat_settings.get(session_id).model))
 
     def _failed(self, error) -> None:
         self._ended()

@@ -34,11 +34,13 @@ def config_folder(settings: Settings) -> Path:
     return Path(settings.path).parent if settings.path else paths.config_dir()
 
 
-def note_reply(settings: Settings, tokens: int, tokens_per_second: float) -> None:
-    """A reply of the chat model in use came at this speed: the catalog tells it from now on."""
+def note_reply(settings: Settings, tokens: int, tokens_per_second: float, model_file: str = "") -> None:
+    """A reply of the chat model in use (``model_file``: a chat's own) came at this speed: the
+    catalog tells it from now on."""
     from engram.core.models.demo import FILE_NAME
 
-    model = Path(settings.chat_model).name if settings.chat_model else FILE_NAME
+    chosen = model_file or settings.chat_model
+    model = Path(chosen).name if chosen else FILE_NAME
     measured.note_reply(config_folder(settings), model, tokens, tokens_per_second)
 
 
