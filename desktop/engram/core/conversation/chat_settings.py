@@ -8,6 +8,7 @@ recalled into it. Turning memory off does not forget what was kept before; Forge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engram.core.errors import InvalidInput
@@ -36,8 +37,9 @@ class ChatSettings:
 class ChatSettingsStore:
     """The ``chat_settings`` table: one row per chat that differs from the defaults."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, clean: Callable[[str], str] = lambda text: text):
         self.db = db
+        self.clean = clean          # instructions are the person's words: masked as messages are
 
     def get(self, session_id: str) -> ChatSettings:
         row = self.db.query_one("SELECT memory, instructions, model FROM chat_settings WHERE session_id = ?",
@@ -54,7 +56,7 @@ class ChatSettingsStore:
         if instructions is not None:
             if not isinstance(instructions, str):
                 raise InvalidInput("a chat's instructions must be text")
-            instructions = instructions.strip()
+            instructions = self.clean(instructions.strip())
             if len(instructions) > MAX_INSTRUCTIONS_CHARS:
                 raise InvalidInput(f"the instructions are {len(instructions)} characters long; the limit is"
                                    f" {MAX_INSTRUCTIONS_CHARS}", hint="shorten them, or put long material in a"

@@ -109,7 +109,7 @@ class TurnEngine:
         self.max_tool_rounds = max_tool_rounds
         self.preferred_language = preferred_language    # user -> their ``language`` preference, or ""
         self.learn = learn              # the profile's changes from a stored message (core/profile/learning.py)
-        self.chat_settings = ChatSettingsStore(sessions.db)
+        self.chat_settings = ChatSettingsStore(sessions.db, sessions.cleaned)
         self.branches = Branches(sessions.db)
 
     def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
