@@ -85,4 +85,4 @@ class ShortcutsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.setAttribute(Qt.WA_DeleteOnClose)
-        self.resize(460, 560)
+        self.resize(460, 690)
