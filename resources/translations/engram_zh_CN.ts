@@ -4,10 +4,6 @@
 <context>
     <name>Attachments</name>
     <message>
-        <source>Send a first message, then attach documents to this chat.</source>
-        <translation>请先发送一条消息，再把文档附加到这个对话。</translation>
-    </message>
-    <message>
         <source>&lt;b&gt;Not attached:&lt;/b&gt; {why}</source>
         <translation>&lt;b&gt;未附加：&lt;/b&gt;{why}</translation>
     </message>
@@ -30,6 +26,25 @@
     <message>
         <source>&lt;b&gt;{name} was not converted:&lt;/b&gt; {why}</source>
         <translation>&lt;b&gt;{name} 未能转换：&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Engram is still starting; attach the documents again in a moment.</source>
+        <translation>Engram 仍在启动；请稍后再附加这些文档。</translation>
+    </message>
+    <message>
+        <source>Added {names} to this chat&apos;s files</source>
+        <translation>已把 {names} 加入此对话的文件</translation>
+    </message>
+</context>
+<context>
+    <name>Branches</name>
+    <message>
+        <source>&lt;b&gt;Editing your message.&lt;/b&gt; Send it to continue the chat from there in a new version; the version shown now is kept (‹ › on the message pages between them).</source>
+        <translation>&lt;b&gt;正在编辑你的消息。&lt;/b&gt;发送后，对话将从这里以新版本继续；当前显示的版本会保留（消息上的 ‹ › 可在版本之间切换）。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -63,10 +78,6 @@
         <translation>重试</translation>
     </message>
     <message>
-        <source>Ask again for a new reply</source>
-        <translation>重新生成回复</translation>
-    </message>
-    <message>
         <source>Reasoning</source>
         <translation>推理过程</translation>
     </message>
@@ -80,6 +91,73 @@
             <numerusform>◆ 参考了 %n 条记忆</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Change this message and send it again; the chat from here on is kept as another version</source>
+        <translation>修改这条消息并重新发送；从这里开始的对话会作为另一个版本保留</translation>
+    </message>
+    <message>
+        <source>Ask again for a new reply; the earlier replies are kept</source>
+        <translation>重新请求一个回复；之前的回复会保留</translation>
+    </message>
+</context>
+<context>
+    <name>ChatOptions</name>
+    <message>
+        <source>Memory in this chat</source>
+        <translation>在此对话中使用记忆</translation>
+    </message>
+    <message>
+        <source>Off: nothing from this chat is kept in memory and nothing is recalled into it; its messages are still saved</source>
+        <translation>关闭：此对话的内容不会存入记忆，也不会向其中召回记忆；消息仍会保存</translation>
+    </message>
+    <message>
+        <source>Instructions for this chat…</source>
+        <translation>此对话的指令…</translation>
+    </message>
+    <message>
+        <source>This chat&apos;s own model: {path}</source>
+        <translation>此对话专用的模型：{path}</translation>
+    </message>
+    <message>
+        <source>The chat model of Settings; click to give this chat another</source>
+        <translation>设置中的对话模型；点击为此对话选择其他模型</translation>
+    </message>
+    <message>
+        <source>Instructions for this chat: {text}</source>
+        <translation>此对话的指令：{text}</translation>
+    </message>
+    <message>
+        <source>Memory and instructions for this chat</source>
+        <translation>此对话的记忆与指令</translation>
+    </message>
+    <message>
+        <source>Memory is on for this chat</source>
+        <translation>此对话的记忆已开启</translation>
+    </message>
+    <message>
+        <source>Memory is off for this chat: nothing is kept or recalled; the messages are still saved</source>
+        <translation>此对话的记忆已关闭：不存入也不召回任何记忆；消息仍会保存</translation>
+    </message>
+    <message>
+        <source>The model of Settings ({name})</source>
+        <translation>设置中的模型（{name}）</translation>
+    </message>
+    <message>
+        <source>More models…</source>
+        <translation>更多模型…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The chat model did not load.&lt;/b&gt; {why}</source>
+        <translation>&lt;b&gt;对话模型没有加载。&lt;/b&gt;{why}</translation>
+    </message>
+    <message>
+        <source>Use the model of Settings</source>
+        <translation>使用设置中的模型</translation>
+    </message>
 </context>
 <context>
     <name>ChatPanel</name>
@@ -92,20 +170,12 @@
         <translation>附加…</translation>
     </message>
     <message>
-        <source>Attach documents to this chat (PDF, Word, slides, spreadsheets, web pages, e-books); you can also drop them here</source>
-        <translation>把文档附加到这个对话（PDF、Word、幻灯片、电子表格、网页、电子书）；也可以直接拖放到这里</translation>
-    </message>
-    <message>
         <source>Send</source>
         <translation>发送</translation>
     </message>
     <message>
         <source>Send (Enter)</source>
         <translation>发送 (Enter)</translation>
-    </message>
-    <message>
-        <source>Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat · Ctrl+F search</source>
-        <translation>Enter 发送 · Shift+Enter 换行 · Esc 停止 · Ctrl+N 新对话 · Ctrl+F 搜索</translation>
     </message>
     <message>
         <source>Attach documents</source>
@@ -130,6 +200,26 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>### 你好，我是 Engram。
 
 我完全在这台电脑上运行，并会在不同对话之间记住你告诉我的事。我记住的一切都在**记忆**标签页里，你可以随时修改或删除；每条回复发给模型的确切内容，都可以在**上下文**标签页里查看。</translation>
+    </message>
+    <message>
+        <source>Memory off</source>
+        <translation>记忆已关闭</translation>
+    </message>
+    <message>
+        <source>Nothing from this chat is kept in memory, and nothing is recalled into it; its messages are still saved</source>
+        <translation>此对话的内容不会存入记忆，也不会向其中召回记忆；消息仍会保存</translation>
+    </message>
+    <message>
+        <source>This chat</source>
+        <translation>此对话</translation>
+    </message>
+    <message>
+        <source>Attach documents to this chat (PDF, Word, slides, spreadsheets, web pages, e-books, markdown and text files); you can also drop them here</source>
+        <translation>为此对话附加文档（PDF、Word、幻灯片、电子表格、网页、电子书、Markdown 和文本文件）；也可以直接拖放到这里</translation>
+    </message>
+    <message>
+        <source>Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat · F1 all shortcuts</source>
+        <translation>Enter 发送 · Shift+Enter 换行 · Esc 停止 · Ctrl+N 新对话 · F1 全部快捷键</translation>
     </message>
 </context>
 <context>
@@ -408,6 +498,34 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Tool calls</source>
         <translation>工具调用</translation>
+    </message>
+    <message>
+        <source>instructions for this chat</source>
+        <translation>此对话的指令</translation>
+    </message>
+    <message>
+        <source>Memory is off for this chat: nothing was recalled, and nothing from this chat is kept in memory (its messages are saved).</source>
+        <translation>此对话的记忆已关闭：没有召回任何记忆，此对话的内容也不会存入记忆（消息会保存）。</translation>
+    </message>
+    <message>
+        <source>Memory is off for this chat.</source>
+        <translation>此对话的记忆已关闭。</translation>
+    </message>
+    <message>
+        <source>Nothing was recalled and the profile was not given; nothing from this chat is kept in memory.</source>
+        <translation>没有召回记忆，也没有提供个人资料；此对话的内容不会存入记忆。</translation>
+    </message>
+    <message>
+        <source>Instructions for this chat:</source>
+        <translation>此对话的指令：</translation>
+    </message>
+    <message>
+        <source>This chat&apos;s own model: {name}</source>
+        <translation>此对话专用的模型：{name}</translation>
+    </message>
+    <message>
+        <source>This chat&apos;s own settings</source>
+        <translation>此对话自己的设置</translation>
     </message>
 </context>
 <context>
@@ -799,6 +917,21 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     </message>
 </context>
 <context>
+    <name>InstructionsDialog</name>
+    <message>
+        <source>Instructions for this chat</source>
+        <translation>此对话的指令</translation>
+    </message>
+    <message>
+        <source>The model reads these in this chat only, after the system prompt of Settings. For example: “Answer as a patient maths teacher.” Leave empty for none.</source>
+        <translation>模型只在此对话中读取这些指令，放在设置中的系统提示词之后。例如：“像一位耐心的数学老师那样回答。”留空表示没有。</translation>
+    </message>
+    <message>
+        <source>{count} characters; the limit is {limit}.</source>
+        <translation>共 {count} 个字符；上限为 {limit}。</translation>
+    </message>
+</context>
+<context>
     <name>IntegrationsPage</name>
     <message>
         <source>claude_desktop_config.json (in Claude Desktop: Settings › Developer › Edit Config)</source>
@@ -895,6 +1028,109 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Programs using the current key will be refused until they are given the new one. Make a new key?</source>
         <translation>使用当前密钥的程序将被拒绝，直到为它们换上新密钥。要生成新密钥吗？</translation>
+    </message>
+</context>
+<context>
+    <name>Keyboard</name>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>A new line in the message</source>
+        <translation>在消息中换行</translation>
+    </message>
+    <message>
+        <source>Stop the reply; cancel an edit</source>
+        <translation>停止回复；取消编辑</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Search the chats</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Go to the message box</source>
+        <translation>转到输入框</translation>
+    </message>
+    <message>
+        <source>Copy the last reply</source>
+        <translation>复制最后一条回复</translation>
+    </message>
+    <message>
+        <source>Retry: a new reply (the earlier ones are kept)</source>
+        <translation>重试：生成新回复（之前的回复会保留）</translation>
+    </message>
+    <message>
+        <source>Edit your last message</source>
+        <translation>编辑你的最后一条消息</translation>
+    </message>
+    <message>
+        <source>Show the earlier version (‹)</source>
+        <translation>显示上一个版本（‹）</translation>
+    </message>
+    <message>
+        <source>Show the later version (›)</source>
+        <translation>显示下一个版本（›）</translation>
+    </message>
+    <message>
+        <source>Choose this chat&apos;s model</source>
+        <translation>选择此对话的模型</translation>
+    </message>
+    <message>
+        <source>Memory in this chat on or off</source>
+        <translation>开启或关闭此对话的记忆</translation>
+    </message>
+    <message>
+        <source>Instructions for this chat</source>
+        <translation>此对话的指令</translation>
+    </message>
+    <message>
+        <source>Attach documents or text files</source>
+        <translation>附加文档或文本文件</translation>
+    </message>
+    <message>
+        <source>The Memories tab</source>
+        <translation>“记忆”标签页</translation>
+    </message>
+    <message>
+        <source>The Profile tab</source>
+        <translation>“个人资料”标签页</translation>
+    </message>
+    <message>
+        <source>The Files tab</source>
+        <translation>“文件”标签页</translation>
+    </message>
+    <message>
+        <source>The Context tab (of the last reply)</source>
+        <translation>“上下文”标签页（最后一条回复的）</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>This list of shortcuts</source>
+        <translation>本快捷键列表</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Does</source>
+        <translation>作用</translation>
     </message>
 </context>
 <context>
@@ -1419,6 +1655,22 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
 
 “{text}”</translation>
     </message>
+    <message>
+        <source>chat version</source>
+        <translation>对话版本</translation>
+    </message>
+    <message>
+        <source>chat instructions</source>
+        <translation>对话指令</translation>
+    </message>
+    <message>
+        <source>chat {session}, version #{version} (not shown)</source>
+        <translation>对话 {session}，版本 #{version}（未显示）</translation>
+    </message>
+    <message>
+        <source>chat {session}: its instructions</source>
+        <translation>对话 {session}：它的指令</translation>
+    </message>
 </context>
 <context>
     <name>ModelPicker</name>
@@ -1717,6 +1969,21 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Dismiss</source>
         <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>Pager</name>
+    <message>
+        <source>Show the earlier version</source>
+        <translation>显示上一个版本</translation>
+    </message>
+    <message>
+        <source>Show the later version</source>
+        <translation>显示下一个版本</translation>
+    </message>
+    <message>
+        <source>Version {shown} of {count}: the chat from here on was edited or answered again; the model sees only the version shown</source>
+        <translation>第 {shown} 个版本，共 {count} 个：从这里开始的对话被编辑过或重新回答过；模型只看到当前显示的版本</translation>
     </message>
 </context>
 <context>

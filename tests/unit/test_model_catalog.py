@@ -240,4 +240,6 @@ def test_a_reply_speed_is_noted_for_the_model_in_use_beside_the_settings(tmp_pat
     note_reply(settings, 40, 9.5)                                # the demo model
     settings.chat_model = str(tmp_path / "Qwen3-4B-Q4_K_M.gguf")
     note_reply(settings, 40, 4.0)
-    assert measured.read(tmp_path).tokens_per_second == {FILE_NAME: 9.5, "Qwen3-4B-Q4_K_M.gguf": 4.0}
+    note_reply(settings, 40, 30.0, str(tmp_path / "a-chats-own.gguf"))       # a chat's own model
+    assert measured.read(tmp_path).tokens_per_second == {FILE_NAME: 9.5, "Qwen3-4B-Q4_K_M.gguf": 4.0,
+                                                         "a-chats-own.gguf": 30.0}

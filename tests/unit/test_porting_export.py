@@ -143,3 +143,24 @@ def test_json_export_imports_back_once(make_engram, tmp_path, monkeypatch):
     newer.write_text('{"format": "engram-export", "version": 99, "sessions": []}')
     with pytest.raises(InvalidInput, match="newer Engram"):
         importer.import_file(other, "engram", newer, "alice")
+
+
+def test_a_chats_own_settings_travel_and_memory_off_stays_off(make_engram, tmp_path, monkeypatch):
+    engram = make_engram()
+    engram.sessions.get_or_create("private", "alice", title="Private")
+    engram.turn_engine.chat_settings.set("private", memory=False, instructions="Be brief.")
+    engram.turn_engine.send("private", "my diary entry")
+    engram.outbox.run_due()
+    engram.turn_engine.chat_settings.set("private", model=str(tmp_path / "only-on-the-old-computer.gguf"))
+    export(engram, "alice", "json", tmp_path / "alice.json")
+    data = json.loads((tmp_path / "alice.json").read_text())
+    assert data["sessions"][0]["settings"]["instructions"] == "Be brief."
+
+    monkeypatch.setenv("ENGRAM_DATA_DIR", str(tmp_path / "another-computer"))
+    other = make_engram()
+    report = importer.import_file(other, "engram", tmp_path / "alice.json", "alice")
+    other.outbox.run_due()
+    (session_id, _, _), = report.imported
+    assert other.turn_engine.chat_settings.get(session_id).to_json() == {
+        "memory": False, "instructions": "Be brief.", "model": ""}     # the model file is not on this one
+    assert other.store.count(Scope(user="alice")) == 0, "a chat with memory off is not archived by an import"

@@ -61,6 +61,8 @@ def test_masked_before_storing_when_the_person_chose_it(make_engram):
     stored = engram.db.query("SELECT content FROM messages") + engram.db.query("SELECT title, folder FROM sessions")
     assert "ZX9931457Q" not in repr(stored).upper() and "ann@example.com" not in repr(stored)
     assert "ZX9931457Q" not in engram.turns.for_session("s")[0].messages[-1]["content"]
+    engram.turn_engine.chat_settings.set("s", instructions="Mail replies to ann@example.com")
+    assert engram.turn_engine.chat_settings.get("s").instructions == "Mail replies to [e-mail address]"
 
 
 def test_kept_as_said_by_default(make_engram):

@@ -6,7 +6,7 @@ import os
 import threading
 import errno
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import cast
@@ -126,6 +126,7 @@ class Engram:
             except ModelError as e:
                 self.rerank_problem = e
         self._chat_model = chat_model
+        self._chat_model_path = ""            # the file of the loaded chat model; "": the settings' one
         self._chat_model_lock = threading.Lock()
 
     @property
@@ -221,15 +222,33 @@ class Engram:
     def memory_options(self) -> MemoryOptions:
         return MemoryOptions.from_settings(self.settings)
 
-    def chat_model(self) -> ChatModel:
-        """The chat model, loaded on first use. A missing or broken model raises ModelError here,
-        and only here: memory features never need it."""
-        with self._chat_model_lock:
-            if self._chat_model is None:
-                from engram.core.models.chat_model import load_chat_model
+    def chat_model(self, path: str = "") -> ChatModel:
+        """The chat model, loaded on first use: the settings' one, or with ``path`` a chat's own
+        (the GGUF file it chose). One is held at a time: another is loaded in its place once the
+        one held has finished its replies. A missing or broken model raises ModelError here, and
+        only here: memory features never need it."""
+        from engram.core.models.chat_model import chat_model_path, load_chat_model
 
-                self._chat_model = load_chat_model(self.settings)
+        wanted = str(Path(path).expanduser()) if path else ""
+        if wanted and Path(wanted).resolve() == chat_model_path(self.settings).resolve():
+            wanted = ""
+        with self._chat_model_lock:
+            if self._chat_model is not None and self._chat_model_path != wanted:
+                old, self._chat_model = self._chat_model, None
+                if hasattr(old, "close"):
+                    old.close()
+            if self._chat_model is None:
+                self._chat_model = load_chat_model(replace(self.settings, chat_model=wanted) if wanted
+                                                   else self.settings)
+                self._chat_model_path = wanted
             return self._chat_model
+
+    def any_chat_model(self) -> ChatModel:
+        """The chat model held now (a chat's own too), else the settings' one: for background work
+        (summaries, notes), which must not make the models take turns in memory."""
+        with self._chat_model_lock:
+            held = self._chat_model
+        return held if held is not None else self.chat_model()
 
     @cached_property
     def outbox(self) -> Outbox:
@@ -239,9 +258,9 @@ class Engram:
             ARCHIVE_JOB: Archiver(self.sessions, self.store, options.storage_scope),
             EMBED_JOB: lambda payload: self.store.embed_pending(),
             REINDEX_JOB: lambda payload: self.store.words.reindex(self.db),
-            SUMMARY_JOB: Summariser(self.sessions, self.store, self.chat_model, options.summary_threshold,
+            SUMMARY_JOB: Summariser(self.sessions, self.store, self.any_chat_model, options.summary_threshold,
                                     options.summary_keep),
-            DISTILL_JOB: Distiller(self.sessions, self.store, self.chat_model, options, self._note_profile,
+            DISTILL_JOB: Distiller(self.sessions, self.store, self.any_chat_model, options, self._note_profile,
                                    LEARNED_CATEGORIES),
             EMPTY_LOG_JOB: empty_log_job(self.db),
             CONVERT_JOB: lambda payload: self.documents.run(payload),
@@ -318,7 +337,7 @@ class Engram:
         if any(key.startswith("chat_") and key not in ("chat_max_tokens", "chat_tools", "chat_thinking")
                for key in changed):
             with self._chat_model_lock:
-                old, self._chat_model = self._chat_model, None
+                old, self._chat_model, self._chat_model_path = self._chat_model, None, ""
             if old is not None and hasattr(old, "close"):
                 old.close()
 

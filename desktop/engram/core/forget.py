@@ -150,6 +150,8 @@ WHERE = {   # form -> how a place is named for a person
     "chat folder": "chat {session}: folder {folder}",
     "message": "chat {session}, message #{message}",
     "turn record": "chat {session}, turn record #{turn}",
+    "chat version": "chat {session}, version #{version} (not shown)",
+    "chat instructions": "chat {session}: its instructions",
     "memory": "memory #{memory} ({kind})",
     "memory history": "memory #{memory}, change #{change}",
     "background job": "background job #{job}",
@@ -168,6 +170,8 @@ PLACES = {   # what -> what forgetting does there
     "chat title": "the words become [forgotten]",
     "chat folder": "the folder is renamed",
     "turn record": "the words become [forgotten] in what the model saw and what was recalled",
+    "chat version": "the words become [forgotten] in its messages and turn records",
+    "chat instructions": "the words become [forgotten]",
     "memory": "deleted, with its vectors, word-index entries and history",
     "memory history": "the old text becomes [forgotten]",
     "background job": "the words become [forgotten] in the job's record",
@@ -225,6 +229,16 @@ def find(engram: "Engram", text: str, user: str) -> list[Place]:
             f" WHERE session_id IN (SELECT value FROM {sql.texts('?', 's')})", (ids,)):
         if any(holds(c, in_json) for c in columns):
             places.append(Place("turn record", {"session": session_id, "turn": turn_id}, (turn_id,)))
+    for session_id, instructions in q(
+            f"SELECT session_id, instructions FROM chat_settings WHERE session_id IN (SELECT value FROM"
+            f" {sql.texts('?', 's')})", (ids,)):
+        if holds(instructions):
+            places.append(Place("chat instructions", {"session": session_id}, (session_id,)))
+    for fork_id, session_id, *columns in q(
+            f"SELECT id, session_id, messages, turns FROM forks WHERE session_id IN (SELECT value FROM {sql.texts('?', 's')})",
+            (ids,)):
+        if any(holds(c, in_json) for c in columns):     # an edited message's old version, a reply Retry replaced
+            places.append(Place("chat version", {"session": session_id, "version": fork_id}, (fork_id,)))
     for memory_id, kind, memory_text, source in q(
             "SELECT id, kind, text, source FROM memories WHERE user = ?", (user,)):
         if holds(memory_text) or holds(source, in_json):   # a file's chunk goes with the file, when it changes
@@ -329,6 +343,13 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
             row = conn.execute("SELECT messages, recalled, tool_calls, recall FROM turns WHERE id = ?",
                                place.key).fetchone()
             _rewrite_turn(conn, place.key[0], list(row), pattern)
+        for place in by_kind.get("chat instructions", []):
+            (instructions,) = conn.execute("SELECT instructions FROM chat_settings WHERE session_id = ?",
+                                           place.key).fetchone()
+            conn.execute("UPDATE chat_settings SET instructions = ? WHERE session_id = ?",
+                         (pattern.sub(FORGOTTEN, instructions), place.key[0]))
+        for place in by_kind.get("chat version", []):
+            _rewrite_version(conn, place.key[0], pattern)
         for place in by_kind.get("memory history", []):
             conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
                          (*[None if t is None else pattern.sub(FORGOTTEN, t) for t in conn.execute(
@@ -359,6 +380,16 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
         engram.files.sync_all()                      # the index (and memories.md) as the files now read
     done.log_released = empty_log(engram.db, engram.outbox)
     return done
+
+
+def _rewrite_version(conn, fork_id: int, pattern: re.Pattern) -> None:
+    """[forgotten] in a chat version set aside: in its messages, and in its turn records' JSON columns."""
+    messages, turns = conn.execute("SELECT messages, turns FROM forks WHERE id = ?", (fork_id,)).fetchone()
+    records = [turn | {column: json.dumps(redact(json.loads(turn[column]), pattern), ensure_ascii=False)
+                       for column in ("messages", "recalled", "tool_calls", "recall")} for turn in json.loads(turns)]
+    conn.execute("UPDATE forks SET messages = ?, turns = ? WHERE id = ?",
+                 (json.dumps(redact(json.loads(messages), pattern), ensure_ascii=False),
+                  json.dumps(records, ensure_ascii=False), fork_id))
 
 
 def _title(conn, place: Place) -> str:

@@ -1,4 +1,5 @@
-"""Documents attached to the open chat: dropped on it or chosen with the paperclip.
+"""Documents attached to the open chat: dropped on it or chosen with the paperclip (a chat not
+started yet is made for them). Markdown and text files go into the chat's folder as they are.
 
 The copy into the chat's folder runs on the disk thread (``Documents.add``), the conversion on the
 outbox's; this object only brings their news to the GUI thread: the status bar shows the pages
@@ -22,6 +23,7 @@ from engram.core.files.formats import SOURCES_DIR
 class Attachments(QObject):
     progressed = Signal(str, str, int, int)     # folder, source name, done, total (-1: ended)
     file_changed = Signal(object)               # a FileEvent
+    session_made = Signal(object)               # the Session made for documents dropped on a new chat
 
     def __init__(self, backend, chat, status, session: Callable, parent=None):
         """``session``: the open chat's session, or None (read when documents arrive)."""
@@ -41,31 +43,35 @@ class Attachments(QObject):
 
     def add(self, paths: list[str]) -> None:
         session = self.session()
-        if session is None or self.engram is None:
-            self.chat.notice.show_message(self.tr("Send a first message, then attach documents to this chat."))
+        if self.engram is None:
+            self.chat.notice.show_message(self.tr("Engram is still starting; attach the documents again in a moment."))
             return
-        folder = session.folder
 
         def add_each(engram):
+            chat = session or engram.sessions.get_or_create(None, engram.user)
             added, refused = [], []
             for path in paths:
                 try:
-                    added.append(engram.documents.add(folder, path))
+                    added.append(engram.documents.add(chat.folder, path))
                 except EngramError as e:
                     refused.append(f"{Path(path).name}: {e.message}")
-            return added, refused
+            return chat, added, refused
 
-        self.backend.disk(add_each, returned=self._added)
+        self.backend.disk(add_each, returned=lambda result: self._added(result, made=session is None))
 
-    def _added(self, result) -> None:
-        added, refused = result
+    def _added(self, result, made: bool) -> None:
+        chat, added, refused = result
+        if made:
+            self.session_made.emit(chat)
         if refused:
             self.chat.notice.show_message(
                 self.tr("<b>Not attached:</b> {why}").format(why="<br>".join(html.escape(r) for r in refused)),
                 "warning")
-        if added:
-            self.status.showMessage(self.tr("Attached {names}; converting…").format(
-                names=", ".join(name.rsplit("/", 1)[-1] for name in added)), 5000)
+        converting = [name.rsplit("/", 1)[-1] for name in added if name.startswith(f"{SOURCES_DIR}/")]
+        if converting:
+            self.status.showMessage(self.tr("Attached {names}; converting…").format(names=", ".join(converting)), 5000)
+        elif added:                     # text and markdown files: in the folder as they are
+            self.status.showMessage(self.tr("Added {names} to this chat's files").format(names=", ".join(added)), 5000)
 
     def _show_progress(self, folder: str, name: str, done: int, total: int) -> None:
         short = name.rsplit("/", 1)[-1]

@@ -1,15 +1,17 @@
-"""The centre: the chat's title, the first-run note, the conversation, and the input with Send/Stop."""
+"""The centre: the chat's title with its model and its own settings (engram.ui.chat_options), the
+first-run note, the conversation, and the input with Send/Stop."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from engram.ui.chat_view import ChatView
 from engram.ui.composer import Composer
 from engram.ui.notice import Notice
 
-DOCUMENT_FILTER = "*.pdf *.docx *.pptx *.xlsx *.xlsm *.csv *.html *.htm *.xhtml *.epub"
+DOCUMENT_FILTER = "*.pdf *.docx *.pptx *.xlsx *.xlsm *.csv *.html *.htm *.xhtml *.epub *.md *.markdown *.txt"
 
 
 class ChatPanel(QWidget):
@@ -28,10 +30,22 @@ class ChatPanel(QWidget):
         row.setContentsMargins(20, 10, 16, 10)
         self.title = QLabel(self.tr("New chat"))
         self.title.setObjectName("ChatTitle")
-        self.model_name = QLabel()
+        self.memory_off = QLabel(self.tr("Memory off"))
+        self.memory_off.setObjectName("MemoryOff")
+        self.memory_off.setToolTip(self.tr("Nothing from this chat is kept in memory, and nothing is recalled into"
+                                           " it; its messages are still saved"))
+        self.memory_off.hide()
+        self.model_name = QToolButton()          # the model picker: its menu is engram.ui.chat_options'
         self.model_name.setObjectName("ModelName")
+        self.model_name.setPopupMode(QToolButton.InstantPopup)
+        self.this_chat = QToolButton()
+        self.this_chat.setObjectName("ThisChat")
+        self.this_chat.setText(self.tr("This chat"))
+        self.this_chat.setPopupMode(QToolButton.InstantPopup)
         row.addWidget(self.title, 1)
+        row.addWidget(self.memory_off)
         row.addWidget(self.model_name)
+        row.addWidget(self.this_chat)
         layout.addWidget(header)
         self.notice = Notice()
         self.first_run = Notice()
@@ -49,8 +63,8 @@ class ChatPanel(QWidget):
         self.attach = QPushButton(self.tr("Attach…"))
         self.attach.setObjectName("Attach")
         self.attach.setToolTip(self.tr("Attach documents to this chat (PDF, Word, slides, spreadsheets, web pages,"
-                                       " e-books); you can also drop them here"))
-        self.attach.clicked.connect(self._choose_documents)
+                                       " e-books, markdown and text files); you can also drop them here"))
+        self.attach.clicked.connect(self.choose_documents)
         line.addWidget(self.attach)
         self.setAcceptDrops(True)
         self.composer = Composer()
@@ -65,7 +79,7 @@ class ChatPanel(QWidget):
         line.addWidget(self.send)
         bottom.addLayout(line)
         hint = QLabel(self.tr("Enter to send · Shift+Enter for a new line · Esc to stop · Ctrl+N new chat"
-                              " · Ctrl+F search"))
+                              " · F1 all shortcuts"))
         hint.setObjectName("ComposerHint")
         bottom.addWidget(hint)
         layout.addLayout(bottom)
@@ -77,7 +91,7 @@ class ChatPanel(QWidget):
         elif self.composer.toPlainText().strip():
             self.send_requested.emit(self.composer.toPlainText())
 
-    def _choose_documents(self) -> None:
+    def choose_documents(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Attach documents"), "",
                                                 self.tr("Documents ({kinds});;All files (*)").format(kinds=DOCUMENT_FILTER))
         if paths:

@@ -24,6 +24,7 @@ class Bubble(QFrame):
     copy_requested = Signal(str)
     retry_requested = Signal()
     context_requested = Signal(object)   # the bubble
+    edit_requested = Signal(object)      # the bubble (a message of the person's, stored)
 
     def __init__(self, role: str, text: str = "", key: int | None = None, parent=None):
         super().__init__(parent)
@@ -35,7 +36,7 @@ class Bubble(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(2)
-        header = QHBoxLayout()
+        self.header = header = QHBoxLayout()    # a branch's pager joins it (engram.ui.branches)
         layout.addLayout(header)       # first: widgets added below get this bubble as their parent
         self.name = QLabel(self.tr(ROLE_NAMES[role]) if role in ROLE_NAMES else role.title())
         self.name.setObjectName("RoleLabel")
@@ -57,7 +58,11 @@ class Bubble(QFrame):
                 ("Copy", self.tr("Copy"), self.tr("Copy this message"), lambda: self.copy_requested.emit(self._text)),
                 ("Context", self.tr("Context"), self.tr("Show what the model saw for this reply"),
                  lambda: self.context_requested.emit(self)),
-                ("Retry", self.tr("Retry"), self.tr("Ask again for a new reply"), self.retry_requested.emit)):
+                ("Edit", self.tr("Edit"), self.tr("Change this message and send it again; the chat from here"
+                                                  " on is kept as another version"),
+                 lambda: self.edit_requested.emit(self)),
+                ("Retry", self.tr("Retry"), self.tr("Ask again for a new reply; the earlier replies are kept"),
+                 self.retry_requested.emit)):
             button = QToolButton()
             button.setText(label)
             button.setToolTip(tip)
@@ -65,6 +70,7 @@ class Bubble(QFrame):
             header.addWidget(button)
             self.actions[name] = button
         self.actions["Context"].setVisible(role == "assistant")
+        self.actions["Edit"].setVisible(role == "user" and key is not None)
         self.actions["Retry"].hide()
         # What the model thought before this reply (chat_thinking on): shown only here, folded, never stored.
         self._reasoning = ""
@@ -139,6 +145,7 @@ class ChatView(QScrollArea):
 
     retry_requested = Signal()
     context_requested = Signal(object)
+    edit_requested = Signal(object)
     copied = Signal()
 
     def __init__(self, parent=None):
@@ -171,6 +178,7 @@ class ChatView(QScrollArea):
         bubble.copy_requested.connect(self._copy)
         bubble.retry_requested.connect(self.retry_requested)
         bubble.context_requested.connect(self.context_requested)
+        bubble.edit_requested.connect(self.edit_requested)
         self.column.insertWidget(self.column.count() - 1, bubble)
         self.bubbles.append(bubble)
         self._mark_last_reply()

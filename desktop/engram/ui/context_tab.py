@@ -37,6 +37,7 @@ TOKEN_TOTALS = {"user": QT_TRANSLATE_NOOP("ContextTab", "your message"),
                 "reply": QT_TRANSLATE_NOOP("ContextTab", "reply")}
 # The context's sections, as the turn engine names them (others are shown as they are named).
 SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
+                 "instructions": QT_TRANSLATE_NOOP("ContextTab", "instructions for this chat"),
                  "preferences": QT_TRANSLATE_NOOP("ContextTab", "preferences"),
                  "profile": QT_TRANSLATE_NOOP("ContextTab", "profile"),
                  "files": QT_TRANSLATE_NOOP("ContextTab", "files"),
@@ -112,6 +113,9 @@ def _why_recall(recall: dict) -> str:
     translate = QCoreApplication.translate
     if not recall:
         return ""
+    if recall.get("memory") is False:
+        return translate("ContextTab", "Memory is off for this chat: nothing was recalled, and nothing from this"
+                                       " chat is kept in memory (its messages are saved).")
     mode = str(recall.get("mode", ""))
     mode = shown(RECALL_MODES[mode]) if mode in RECALL_MODES else mode
     if not recall.get("searched"):
@@ -184,6 +188,27 @@ def _profile(record, lines: dict[int, str]) -> str:
     return _heading(translate("ContextTab", "Your profile")) + "".join(parts) if parts else ""
 
 
+def _chat(record) -> str:
+    """What this chat's own settings changed in the turn (empty for a chat with none)."""
+    translate = QCoreApplication.translate
+    chat = record.recall.get("chat") if isinstance(record.recall, dict) else None
+    if not isinstance(chat, dict) or not chat:
+        return ""
+    parts = []
+    if chat.get("memory") is False:
+        parts.append("<div style='color:#b7791f'><b>" + html.escape(translate(
+            "ContextTab", "Memory is off for this chat.")) + "</b> " + html.escape(translate(
+            "ContextTab", "Nothing was recalled and the profile was not given; nothing from this chat is kept in"
+                          " memory.")) + "</div>")
+    if instructions := chat.get("instructions"):
+        parts.append("<div>" + html.escape(translate("ContextTab", "Instructions for this chat:")) + "</div>"
+                     f"<pre style='white-space:pre-wrap;margin:2px 0 0 0'>{html.escape(str(instructions))}</pre>")
+    if model := chat.get("model"):
+        parts.append("<div>" + html.escape(translate("ContextTab", "This chat's own model: {name}").format(
+            name=model)) + "</div>")
+    return _heading(translate("ContextTab", "This chat's own settings")) + "".join(parts)
+
+
 def render(record, profile_lines: dict[int, str] | None = None) -> str:
     """The turn record as HTML (a plain function, so it is easy to test and to read);
     ``profile_lines``: the profile's lines by id, as its file says them now."""
@@ -193,6 +218,7 @@ def render(record, profile_lines: dict[int, str] | None = None) -> str:
         sent=len(record.messages), recalled=len(record.recalled))
     parts = [f"<h3 style='margin-bottom:2px'>{header}</h3><div style='color:gray'>"
              f"{html.escape(record.created_at.replace('T', ' ')[:19])} · {counts}</div>"]
+    parts.append(_chat(record))
     if record.tokens:
         parts.append(_heading(translate("ContextTab", "Tokens by section")) + _tokens(record.tokens))
     parts.append(_profile(record, profile_lines or {}))

@@ -7,12 +7,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from engram.core.errors import EngramError, InvalidInput
 from engram.core.files import TRASH_DIR
+from engram.ui import keyboard
 from engram.ui.attachments import Attachments
+from engram.ui.branches import Branches
+from engram.ui.chat_options import ChatOptions
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
@@ -55,6 +58,8 @@ class MainWindow(QMainWindow):
         self._lay_out()
         self.turn_controller = TurnController(backend, self.chat, self.status, self)
         self.attachments = Attachments(backend, self.chat, self.status, lambda: self.session, self)
+        self.chat_options = ChatOptions(backend, self.chat, self.status, lambda: self.session, self)
+        self.branches = Branches(backend, self.chat, lambda: self.session, lambda: self.turn_controller.busy, self)
         self._connect()
         self._health = QTimer(self, interval=HEALTH_MS)
         self._health.timeout.connect(self.refresh_health)
@@ -113,6 +118,11 @@ class MainWindow(QMainWindow):
         self.context.profile_lines = lambda: {line.id: line.text for line in self.profile.lines()}
         self.profile.loaded.connect(self.context.refresh)      # the profile's lines in words, as they are now
         self.turn_controller.adopted.connect(self._adopt_session)
+        self.turn_controller.reload_requested.connect(self.open_session)
+        self.attachments.session_made.connect(self._adopt_session)
+        self.chat_options.session_made.connect(self._adopt_session)
+        self.chat_options.models_requested.connect(self.choose_chat_model)
+        self.branches.changed.connect(self.open_session)
         self.memories.jump_requested.connect(self.jump_to)
         self.memories.forgotten.connect(self._after_forgetting)
         self.status.retry_requested.connect(self.retry_failed_work)
@@ -123,9 +133,7 @@ class MainWindow(QMainWindow):
         self.backend.error.connect(self.show_error)
         # The first news starts the wait; more news meanwhile joins it (a steady stream still redraws).
         self.backend.changed_elsewhere.connect(lambda: self._elsewhere.isActive() or self._elsewhere.start())
-        for keys, action in (("Ctrl+N", self.new_chat), ("Ctrl+F", self.focus_search), ("Esc", self.stop),
-                             ("Ctrl+,", self.open_settings)):
-            QShortcut(QKeySequence(keys), self, activated=action)
+        keyboard.install(self)
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -207,7 +215,7 @@ class MainWindow(QMainWindow):
         self.turn_controller.model_name = getattr(model, "name", "")
         self.status.set_model_state("ready", self.turn_controller.model_name)
         self.status.set_device(getattr(model, "placement", None))
-        self.chat.model_name.setText(self.turn_controller.model_name)
+        self.chat_options.set_default_model(self.turn_controller.model_name)
         self.chat.notice.hide()
 
     def _model_failed(self, error) -> None:
@@ -261,6 +269,8 @@ class MainWindow(QMainWindow):
         self.files.set_folder(None)
         self.memories.set_session(None)
         self.context.show_record(None)
+        self.chat_options.show_chat(None)
+        self.branches.cancel_edit()
         self.chat.composer.setFocus()
 
     def open_session(self, session_id: str, reveal: int | None = None) -> None:
@@ -294,6 +304,9 @@ class MainWindow(QMainWindow):
         self.files.set_folder(session.folder)
         self.memories.set_session(session.id)
         self.context.show_record(None)
+        self.chat_options.show_chat(session)
+        self.branches.cancel_edit()
+        self.branches.refresh()
         if reveal is not None and (bubble := self.chat.view.find(reveal)) is not None:
             QTimer.singleShot(50, bubble, lambda: self.chat.view.reveal(bubble))  # cancelled if it goes
 
@@ -354,13 +367,21 @@ class MainWindow(QMainWindow):
         return self.turn_controller.worker
 
     def send(self, text: str) -> None:
-        self.turn_controller.send(text, self.session.id if self.session else None)
+        editing = self.branches.take_edit()
+        if editing is not None and self.session is not None:
+            self.turn_controller.edit(text, self.session.id, editing)
+        else:
+            self.turn_controller.send(text, self.session.id if self.session else None)
 
     def retry(self) -> None:
         self.turn_controller.retry(self.session.id if self.session else None)
 
     def stop(self) -> None:
-        self.turn_controller.stop()
+        """Esc: stop the reply; with none, cancel an edit."""
+        if self.turn_controller.busy:
+            self.turn_controller.stop()
+        else:
+            self.branches.cancel_edit()
 
     def _adopt_session(self, session) -> None:
         """The chat's session, once the first turn made it (or renamed it)."""
@@ -370,12 +391,14 @@ class MainWindow(QMainWindow):
         if new:
             self.files.set_folder(session.folder)
             self.memories.set_session(session.id)
+            self.chat_options.show_chat(session)
         self.refresh_sessions()
 
     def _replied(self, result) -> None:
         """A reply is stored: its context in the Context tab, and under it what the person's
         message added to their profile (with Undo), or why nothing could be."""
         self.context.show_record(result.record)
+        self.branches.refresh()
         _, problem = changes_of(result.record)
         if result.noted or problem:
             bubble = self.chat.view.find(result.reply.id)

@@ -1,5 +1,5 @@
 """One reply at a time, for the main window: a message sent (or, with Retry, the last one answered
-again), the reply streamed into its bubble on the model thread, Stop, and what a failure leaves
+again; or a sent one edited, which starts a new version of the chat), the reply streamed into its bubble on the model thread, Stop, and what a failure leaves
 behind (why, in the reply's place; the person's words never lost).
 
 The window says which chat is open (``session_id`` of ``send`` and ``retry``); the controller says
@@ -36,6 +36,7 @@ def status_note(status: str) -> str:
 class TurnController(QObject):
     adopted = Signal(object)     # the Session a turn wrote to: made by a chat's first turn, or renamed by it
     replied = Signal(object)     # the TurnResult, once its bubble shows the stored reply
+    reload_requested = Signal(str)   # a session id: an edit failed, show the chat as it is stored
 
     def __init__(self, backend, chat, status, parent=None):
         """``chat``: the ChatPanel the turn shows in; ``status``: the StatusBar that says busy or ready."""
@@ -47,6 +48,7 @@ class TurnController(QObject):
         self._session: dict = {}     # {"id": its session's id}, also of a new chat the turn made
         self._replaced = None        # the reply bubble a Retry replaces, hidden until the new one is stored
         self._sending = ""           # the person's words, until they are safely stored
+        self._editing = False        # the turn sends an edited message
         self._thought = 0            # reasoning pieces (tokens) of the reply that is streaming
 
     @property
@@ -71,6 +73,21 @@ class TurnController(QObject):
         view.add("user", text)
         self._start(session_id, text)
 
+    def edit(self, text: str, session_id: str, message_id: int) -> None:
+        """Send ``text`` in place of the person's message ``message_id``: it and what followed it
+        leave the view (they are kept as another version of the chat)."""
+        view = self.chat.view
+        edited = view.find(message_id)
+        if self.busy or not text.strip() or not self.backend.ready or edited is None:
+            return
+        for later in view.bubbles[view.bubbles.index(edited):]:
+            view.remove(later)
+        self.chat.composer.clear()
+        self.chat.notice.hide()
+        self._sending = text
+        view.add("user", text)
+        self._start(session_id, text, edit_of=message_id)
+
     def retry(self, session_id: str | None) -> None:
         """Replace the last reply (or the error in its place) with a new one to the same message,
         which is not sent again."""
@@ -90,15 +107,16 @@ class TurnController(QObject):
 
     # -- the turn's lifecycle -------------------------------------------------------------------
 
-    def _start(self, session_id: str | None, text: str | None) -> None:
-        """Stream a reply into a new bubble: to ``text``, or with None to the session's last
-        message again (Retry)."""
+    def _start(self, session_id: str | None, text: str | None, edit_of: int | None = None) -> None:
+        """Stream a reply into a new bubble: to ``text`` (in place of message ``edit_of``, when
+        given), or with None to the session's last message again (Retry)."""
         self._reply = self.chat.view.add("assistant")
         self._reply.set_text("")
         self.chat.set_streaming(True)
         self.status.set_model_state("busy")
         self._session = made = {"id": session_id}
         self._thought = 0
+        self._editing = edit_of is not None
         self.status.set_reasoning(0)
 
         def turn(engram, worker):
@@ -106,6 +124,8 @@ class TurnController(QObject):
                          "on_reasoning": lambda piece: worker.emit(Reasoning(piece))}
             if text is None:
                 return engram.turn_engine.regenerate(session_id, **streaming)
+            if edit_of is not None:
+                return engram.turn_engine.edit(session_id, edit_of, text, **streaming)
             made["id"] = session_id or engram.sessions.get_or_create(None, engram.user, title=text).id
             return engram.turn_engine.send(made["id"], text, **streaming)
 
@@ -139,21 +159,25 @@ class TurnController(QObject):
         users = [b for b in self.chat.view.bubbles if b.role == "user"]
         if users:
             users[-1].key = result.user_message.id
+            users[-1].actions["Edit"].show()
         self.chat.view._mark_last_reply()
-        self.status.set_model_state("ready", self.model_name)
+        self.status.set_model_state("ready", result.record.recall.get("chat", {}).get("model") or self.model_name)
         self.status.set_speed(result.generation.tokens_per_second)
-        self._note_speed(result.generation)
+        self._note_speed(result)
         if result.reasoning:                # the model's own count, the tags' tokens too
             self.status.set_reasoning(result.record.tokens.get("reasoning", self._thought))
         self.replied.emit(result)
         self.adopted.emit(result.session)
 
-    def _note_speed(self, generation) -> None:
-        """The speed seen here replaces the catalog's estimate for this model (Models dialog, first start)."""
+    def _note_speed(self, result) -> None:
+        """The speed seen here replaces the catalog's estimate for this model (Models dialog, first
+        start): the chat's own model, when it has one."""
         from engram.core.models.library import note_reply
 
-        tokens, speed = generation.completion_tokens, generation.tokens_per_second
-        self.backend.disk(lambda engram: note_reply(engram.settings, tokens, speed))
+        session_id = result.session.id
+        tokens, speed = result.generation.completion_tokens, result.generation.tokens_per_second
+        self.backend.disk(lambda engram: note_reply(engram.settings, tokens, speed,
+                                                    engram.turn_engine.chat_settings.get(session_id).model))
 
     def _failed(self, error) -> None:
         self._ended()
@@ -163,6 +187,10 @@ class TurnController(QObject):
             self._replaced.show()
             self._replaced = None
             self.chat.notice.show_message(explain(error), "error")
+            return
+        if self._editing and self._session["id"]:    # the view may not be what is stored: show that
+            self.chat.notice.show_message(explain(error), "error")
+            self.reload_requested.emit(self._session["id"])
             return
         why = QCoreApplication.translate("MainWindow", "**Engram could not reply.** {why}").format(
             why=EngramError.message_of(error))

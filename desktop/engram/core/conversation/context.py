@@ -50,6 +50,7 @@ class TurnContext:
     count_tokens: Callable[[str], int]
     language: str = EN                   # of the default prompts (engram.core.conversation.prompts.turn_language)
     can_call_tools: bool = True          # False: the model gets no tools and no instructions for them
+    memory: bool = True                  # False: the chat's memory is off (nothing recalled, no profile)
     in_context_messages: set[int] = field(default_factory=set)   # message ids already in the window
     in_context_memories: set[int] = field(default_factory=set)   # memory ids already in the context
     recalled: list[dict] = field(default_factory=list)           # memories found by tools, for the record

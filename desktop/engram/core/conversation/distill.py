@@ -73,6 +73,15 @@ def distilled_through(db: Database, session_id: str) -> int:
     return row[0] if row else 0
 
 
+def mark_distilled(conn, session_id: str, through_message_id: int) -> None:
+    """The chat is distilled through this message, inside the caller's transaction: its notes were
+    made, or it was said with the chat's memory off (it never becomes a note, not even once memory
+    is on again)."""
+    conn.execute("INSERT INTO distilled(session_id, through_message_id, updated_at) VALUES (?, ?, ?)"
+                 " ON CONFLICT(session_id) DO UPDATE SET through_message_id = excluded.through_message_id,"
+                 " updated_at = excluded.updated_at", (session_id, through_message_id, now_iso()))
+
+
 def sessions_to_distill(db: Database, session: Session, every: int = DISTILL_EVERY) -> list[str]:
     """The chats due for distillation after a reply in ``session``: itself once ``every`` of the
     person's messages in it are new; and, on a chat's first message, the chat the person was in
@@ -195,9 +204,7 @@ class Distiller:
                 # memory itself, or one already superseded, superseding would leave the fact hidden.
                 if replaced is not None and memory.id != replaced.id and memory.superseded_by is None:
                     self.store.update(replaced.id, actor=Actor.MODEL, superseded_by=memory.id)
-            conn.execute("INSERT INTO distilled(session_id, through_message_id, updated_at) VALUES (?, ?, ?)"
-                         " ON CONFLICT(session_id) DO UPDATE SET through_message_id = excluded.through_message_id,"
-                         " updated_at = excluded.updated_at", (session.id, through, now_iso()))
+            mark_distilled(conn, session.id, through)
 
 
 def extract_schema(people_messages: int, profile_headings: Sequence[str] = ()) -> dict:

@@ -5,8 +5,11 @@
 3. The reply streams; tool calls (all of a reply's, in the model's own format) run in a bounded
    loop; Stop keeps the partial reply.
 4. The reply, the turn record and the reply's background jobs are committed together (on Retry,
-   in place of the last reply, which is forgotten in the same transaction).
+   in place of the last reply, which becomes another version of it: core/conversation/branches.py).
 5. The outbox worker archives the messages, writes summaries and distills memories afterwards.
+
+A chat's own settings (core/conversation/chat_settings.py) join in: its instructions follow the
+system prompt, its model answers, and with memory off nothing is archived, learned or recalled.
 """
 
 from __future__ import annotations
@@ -17,16 +20,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from engram.core.conversation.archive import ARCHIVE_JOB, forget_message
+from engram.core.conversation.branches import Branches
+from engram.core.conversation.chat_settings import ChatSettings, ChatSettingsStore
 from engram.core.models.chat_model import ChatModel, Generation
 from engram.core.conversation.context import (PROFILE, RECALLED, STABLE, SUMMARY, WINDOW, ContextProvider, Section,
                                               TurnContext, fit)
-from engram.core.conversation.distill import DISTILL_JOB, sessions_to_distill
+from engram.core.conversation.distill import DISTILL_JOB, mark_distilled, sessions_to_distill
 from engram.core.errors import ContextTooLong, DiskFull, EngramError, InvalidInput
 from engram.core.conversation.memory_options import MemoryOptions, session_scope
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.prompts import recall_prompt, system_prompt, turn_language
 from engram.core.conversation.quoting import block
 from engram.core.conversation.sessions import Message, Session, Sessions
+from engram.core.memory.records import Kind
+from engram.core.memory.scope import Scope
 from engram.core.memory.store import MemoryStore
 from engram.core.conversation.summary import SUMMARY_JOB, needs_summary
 from engram.core.conversation.tool_calls import HiddenMarkup, describe, response_message, split
@@ -77,9 +84,17 @@ def _profile_record(sections: Sequence[Section], learned: dict) -> dict:
     return {"profile": profile} if profile else {}
 
 
+def _chat_record(chosen: ChatSettings, model: ChatModel) -> dict:
+    """The record's ``chat``: what this chat's own settings changed in the turn (empty: nothing)."""
+    chat = {**({"memory": False} if not chosen.memory else {}),
+            **({"instructions": chosen.instructions} if chosen.instructions else {}),
+            **({"model": getattr(model, "name", "")} if chosen.model else {})}
+    return {"chat": chat} if chat else {}
+
+
 class TurnEngine:
     def __init__(self, sessions: Sessions, turns: Turns, store: MemoryStore, outbox: Outbox,
-                 chat_model: Callable[[], ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
+                 chat_model: Callable[..., ChatModel], providers: Sequence[ContextProvider], options: MemoryOptions,
                  *, max_tokens: int | None = None, max_tool_rounds: int = 3,
                  preferred_language: Callable[[str], str] = lambda user: "",
                  learn: Callable[[Session, Message], list] = lambda session, message: []):
@@ -87,13 +102,15 @@ class TurnEngine:
         self.turns = turns
         self.store = store
         self.outbox = outbox
-        self.chat_model = chat_model          # called per turn; loads the model on first use
+        self.chat_model = chat_model          # called per turn (with a chat's own model file); loads it on first use
         self.providers = list(providers)
         self.options = options
         self.max_tokens = max_tokens
         self.max_tool_rounds = max_tool_rounds
         self.preferred_language = preferred_language    # user -> their ``language`` preference, or ""
         self.learn = learn              # the profile's changes from a stored message (core/profile/learning.py)
+        self.chat_settings = ChatSettingsStore(sessions.db, sessions.cleaned)
+        self.branches = Branches(sessions.db)
 
     def send(self, session_id: str, text: str, *, on_token: Callable[[str], None] | None = None,
              stop: threading.Event | None = None, max_tokens: int | None = None,
@@ -106,13 +123,73 @@ class TurnEngine:
             raise InvalidInput("the message is empty", hint="type something to say")
         started = time.perf_counter()
         session = self.sessions.get(session_id)
+        chosen = self.chat_settings.get(session_id)
         with self.sessions.db.transaction() as conn:
             user_message = self.sessions.add_message(session_id, "user", text, conn=conn)
-            self.outbox.enqueue(ARCHIVE_JOB, {"message_id": user_message.id}, conn)
+            self._keep(session_id, user_message.id, chosen.memory, conn)
         self.outbox.wake()
+        return self._after_message(session, user_message, chosen, on_token, stop, max_tokens, started, on_reasoning,
+                                   json_schema)
+
+    def edit(self, session_id: str, message_id: int, text: str, *, on_token: Callable[[str], None] | None = None,
+             stop: threading.Event | None = None, max_tokens: int | None = None,
+             on_reasoning: Callable[[str], None] | None = None, json_schema: dict | None = None) -> TurnResult:
+        """Send ``text`` in place of the person's message ``message_id``, and answer it (streaming
+        as ``send`` does): the chat from that message on becomes a version kept aside (a branch),
+        the new message and its reply the version shown."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("the message is empty", hint="type something to say")
+        started = time.perf_counter()
+        session = self.sessions.get(session_id)
+        edited = self.sessions.message(message_id)
+        if edited.session_id != session_id or edited.role != "user":
+            raise InvalidInput(f"message #{message_id} is not one of your messages in this chat")
+        chosen = self.chat_settings.get(session_id)
+        with self.sessions.db.transaction() as conn:
+            shelved = self.branches.shelve(session_id, message_id, conn)
+            user_message = self.sessions.add_message(session_id, "user", text, conn=conn)
+            self._keep(session_id, user_message.id, chosen.memory, conn)
+            self._set_aside(session, shelved)
+        self.outbox.wake()
+        return self._after_message(session, user_message, chosen, on_token, stop, max_tokens, started, on_reasoning,
+                                   json_schema)
+
+    def show_version(self, session_id: str, fork_id: int) -> None:
+        """Show another version of the chat (``Branches.versions`` names them): the one shown
+        from that place is kept aside in its stead; only the shown one is archived."""
+        session = self.sessions.get(session_id)
+        with self.sessions.db.transaction() as conn:
+            shelved, restored = self.branches.show(session_id, fork_id, conn)
+            self._set_aside(session, shelved)
+            if self.chat_settings.get(session_id).memory:
+                for message in restored:
+                    self.outbox.enqueue(ARCHIVE_JOB, {"message_id": message.id}, conn)
+        self.outbox.wake()
+
+    def _keep(self, session_id: str, message_id: int, memory: bool, conn) -> None:
+        """A stored message of the person's is archived; with the chat's memory off, passed over."""
+        if memory:
+            self.outbox.enqueue(ARCHIVE_JOB, {"message_id": message_id}, conn)
+        else:
+            mark_distilled(conn, session_id, message_id)
+
+    def _set_aside(self, session: Session, shelved: list[Message]) -> None:
+        """Messages no longer shown leave long-term memory, with the summaries that covered them
+        (the next turn summarises the shown version when it is long enough)."""
+        for message in shelved:
+            forget_message(self.store, session.user, message)
+        if shelved:
+            for summary in self.store.list(Scope(session=session.id), kinds=[Kind.SUMMARY], limit=1000):
+                if int(summary.source.get("through_message_id", 0)) >= shelved[0].id:
+                    self.store.delete(summary.id)
+
+    def _after_message(self, session: Session, user_message: Message, chosen: ChatSettings, on_token, stop,
+                       max_tokens, started: float, on_reasoning, json_schema) -> TurnResult:
+        """Name the chat, learn from the stored message (memory on) and answer it."""
+        text = user_message.content
         session = self.sessions.name_from_first_words(session, text)
         try:
-            noted, problem = self.learn(session, user_message), ""
+            noted, problem = (self.learn(session, user_message), "") if chosen.memory else ([], "")
         except EngramError as e:        # the message is safe; the reply comes, and says what failed
             noted, problem = [], str(e)
         learned = {"noted": [c.to_json() for c in noted]} if noted else {}
@@ -126,8 +203,8 @@ class TurnEngine:
                    on_reasoning: Callable[[str], None] | None = None, json_schema: dict | None = None) -> TurnResult:
         """Answer the session's last user message again (Retry), streaming like ``send``; after a
         turn that failed, answer it for the first time. The message is not stored again; its old
-        reply is replaced by the new one in the transaction that stores it (until then nothing is
-        lost), and forgotten with its turn record and the memory the archive made of it."""
+        reply is set aside as another version (``show_version`` shows it again) in the transaction
+        that stores the new one (until then nothing is lost), and leaves long-term memory."""
         started = time.perf_counter()
         session = self.sessions.get(session_id)
         user_message, replies = self.sessions.last_exchange(session_id)
@@ -142,12 +219,14 @@ class TurnEngine:
         turn record and background jobs) in place of the ``replaced`` replies. ``learned``: what the
         message added to the profile, for the record."""
         session_id, text = session.id, user_message.content
-        model = self.chat_model()
+        chosen = self.chat_settings.get(session_id)
+        model = self.chat_model(chosen.model) if chosen.model else self.chat_model()
         turn = TurnContext(session, text, user_message.id, session_scope(session, self.options.storage_scope),
                            session_scope(session, self.options.search_scope), model.count_tokens,
-                           turn_language(self.preferred_language(session.user), text), self.options.tools)
+                           turn_language(self.preferred_language(session.user), text), self.options.tools,
+                           memory=chosen.memory)
         turn.in_context_messages.update(m.id for m in replaced)    # recall must not bring a replaced reply back
-        sections, tools = self._context(turn, model)
+        sections, tools = self._context(turn, model, chosen.instructions)
         names = [t.name for t in tools]
         specs = [t.spec() for t in tools] if tools and model.takes_tools else None
         reply_tokens = max_tokens or self.max_tokens or DEFAULT_REPLY_TOKENS
@@ -195,9 +274,10 @@ class TurnEngine:
                             + turn.recalled,
                             tokens=self._tokens(sections, user_tokens, budget, generations, cut),
                             timings=self._timings(sections, turn, generations, started, context_ms, first_token[0]),
-                            tool_calls=tool_calls, recall=turn.recall | _profile_record(sections, learned))
+                            tool_calls=tool_calls, recall=turn.recall | _profile_record(sections, learned)
+                            | _chat_record(chosen, model))
         try:
-            reply = self._store_reply(session, shown.text.strip(), status, replaced, record)
+            reply = self._store_reply(session, shown.text.strip(), status, replaced, record, chosen.memory)
         except DiskFull as e:    # the person's message was stored before the model was asked
             raise DiskFull(e.where, "your message was kept; the reply was not stored") from e
         self.outbox.wake()
@@ -205,17 +285,20 @@ class TurnEngine:
         return TurnResult(self.sessions.get(session_id), user_message, reply, record, generation, reasoning=thought)
 
     def _store_reply(self, session: Session, text: str, status: str, replaced: list[Message],
-                     record: TurnRecord) -> Message:
-        """Store the reply with its turn record and background jobs, in place of ``replaced``."""
+                     record: TurnRecord, memory: bool = True) -> Message:
+        """Store the reply with its turn record and background jobs, in place of ``replaced``
+        (kept as another version); with ``memory`` off, without jobs."""
         session_id = session.id
         with self.sessions.db.transaction() as conn:
+            # Only now are the replaced replies set aside: a reply that fails to be stored loses none.
+            if replaced:
+                self._set_aside(session, self.branches.shelve(session_id, replaced[0].id, conn))
             reply = self.sessions.add_message(session_id, "assistant", text, status, conn=conn)
-            # Only now do the replaced replies go: a reply that fails to be stored loses none.
-            self.sessions.delete_messages(session_id, [m.id for m in replaced], conn)
-            for old in replaced:
-                forget_message(self.store, session.user, old)
             record.reply_message_id = reply.id
             self.turns.save(record, conn)
+            if not memory:
+                mark_distilled(conn, session_id, reply.id)
+                return reply
             if reply.content:
                 self.outbox.enqueue(ARCHIVE_JOB, {"message_id": reply.id}, conn)
             if needs_summary(self.sessions, self.store, session_id, self.options.summary_threshold):
@@ -225,11 +308,13 @@ class TurnEngine:
                     self.outbox.enqueue(DISTILL_JOB, {"session_id": due}, conn, unique=True)
         return reply
 
-    def _context(self, turn: TurnContext, model: ChatModel) -> tuple[list[Section], list[Tool]]:
+    def _context(self, turn: TurnContext, model: ChatModel, instructions: str = "") -> tuple[list[Section], list[Tool]]:
         """The sections and tools of the turn. Tools are taught by the chat template when it takes
         them (as the model was trained), else in the system prompt in the family's format."""
         sections = [Section("system", [{"role": "system",
                                         "content": system_prompt(self.options.system_prompt, turn.language)}])]
+        if instructions:
+            sections.append(Section("instructions", [{"role": "system", "content": instructions}]))
         tools: list[Tool] = []
         for provider in self.providers:
             sections += provider.sections(turn)

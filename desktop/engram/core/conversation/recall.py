@@ -130,6 +130,9 @@ class RecallProvider:
         return self.options.recall_max_results, self.options.recall_threshold
 
     def sections(self, turn: TurnContext) -> list[Section]:
+        if not turn.memory:
+            turn.recall = {"memory": False, "searched": False}
+            return []
         mode = self.options.recall_mode
         if mode == "on_demand" and turn.can_call_tools:
             turn.recall = {"mode": mode, "searched": False}
@@ -148,7 +151,7 @@ class RecallProvider:
                         slot=RECALLED)]
 
     def tools(self, turn: TurnContext) -> list[Tool]:
-        if self.options.recall_mode in ("before_call", "triggered"):
+        if self.options.recall_mode in ("before_call", "triggered") or not turn.memory:
             return []
 
         def search_memory(query: str, include_history: bool = False) -> str:

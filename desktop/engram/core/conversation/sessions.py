@@ -9,7 +9,6 @@ Deleting a session forgets it for real: messages, turn records and every memory 
 from __future__ import annotations
 
 import builtins
-import json
 import re
 import unicodedata
 import uuid
@@ -114,7 +113,8 @@ class Sessions:
         # folder names made from them (core/memory/sensitive.py's mask, by setting).
         self.clean: Callable[[str], str] | None = None
 
-    def _cleaned(self, text: str) -> str:
+    def cleaned(self, text: str) -> str:
+        """The person's words as they are stored (the sensitive-details mask, when it is on)."""
         return self.clean(text) if self.clean is not None and isinstance(text, str) else text
 
     # -- sessions ------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ class Sessions:
         """The session with this id (it must belong to ``user``), or a new one. With no id, one is made.
         An imported chat keeps its date (``created_at``) and its title as it was (``whole_title``)."""
         session_id = check_session_id(session_id) if session_id is not None else uuid.uuid4().hex[:12]
-        title = self._cleaned(title)
+        title = self.cleaned(title)
         if not user:
             raise InvalidInput("a session needs a user")
         with self.db.transaction() as conn:
@@ -172,7 +172,7 @@ class Sessions:
 
     def rename(self, session_id: str, title: str) -> Session:
         """Change the title only; the folder keeps its name so that paths stay valid."""
-        title = " ".join(self._cleaned(title or "").split())
+        title = " ".join(self.cleaned(title or "").split())
         if not title:
             raise InvalidInput("a session title cannot be empty")
         self.get(session_id)
@@ -184,7 +184,7 @@ class Sessions:
         """Give an untitled session the first words of its first message as its title."""
         if session.title or session.title_is_custom or not text.strip():
             return session
-        text = self._cleaned(text)
+        text = self.cleaned(text)
         self.db.execute("UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title_from(text), session.id))
         return self.get(session.id)
 
@@ -211,7 +211,7 @@ class Sessions:
             raise InvalidInput(f"unknown message status {status!r}")
         if not isinstance(content, str):
             raise InvalidInput("a message must be text")
-        content = self._cleaned(content)
+        content = self.cleaned(content)
         at = created_at or now_iso()
         if conn is None:
             with self.db.transaction() as own:
@@ -253,12 +253,6 @@ class Sessions:
         if not asked:
             raise InvalidInput("this chat has no message to answer again", hint="send a message first")
         return asked[0], self.messages(session_id, roles=("assistant",), after_id=asked[0].id)
-
-    def delete_messages(self, session_id: str, message_ids: Sequence[int], conn) -> None:
-        """Delete messages inside the caller's transaction (their turn records go with them)."""
-        conn.execute("DELETE FROM messages WHERE session_id = ? AND id IN"
-                     f" (SELECT value FROM {dialect.of(self.db).ints('?', 'doomed')})",
-                     (session_id, json.dumps(list(message_ids))))
 
     def count_messages(self, session_id: str, after_id: int = 0) -> int:
         return self.db.query_one("SELECT count(*) FROM messages WHERE session_id = ? AND id > ?"

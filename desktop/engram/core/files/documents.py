@@ -1,7 +1,8 @@
 """Documents attached to a chat: the original kept in ``sources/``, its markdown beside it.
 
 One operation whichever way a document arrives: ``add`` (the command line, the window's drop or
-paperclip) copies it into ``sources/``; a document a person drops into the chat's folder is moved
+paperclip) copies it into ``sources/`` (a text or markdown file, which needs no conversion, goes
+into the folder itself, as a file of the chat's); a document a person drops into the chat's folder is moved
 there by the index (``adopt``). Either way the index sees new bytes in ``sources/`` and queues
 a conversion on the outbox: durable (a crash or a restart resumes it), retried when the disk
 fails, and visible (the outbox's health, the source's status detail ``CONVERTING``, and the
@@ -32,16 +33,27 @@ from engram.core.errors import DataDirError, InvalidInput, NotFound
 from engram.core.files import document
 from engram.core.files.catalog import INDEXED, PROBLEM
 from engram.core.files.converters import Cancelled, Converted, convert
-from engram.core.files.folder import file_hash
+from engram.core.files.folder import MAX_FILE_BYTES, file_hash
 from engram.core.files.formats import KINDS, SOURCES_DIR, SUFFIXES, is_document_name, markdown_name, sniff
 from engram.core.files.index import FileIndex
-from engram.core.files.names import check_name
+from engram.core.files.names import check_name, is_text_name
 from engram.core.storage.atomic import write_bytes_atomic
 
 log = logging.getLogger(__name__)
 CONVERT_JOB = "convert_document"
 CONVERTING = "waiting to be converted"    # a source's detail until its markdown is written
 Listener = Callable[[str, str, int, int], None]      # (folder, source name, done, total)
+
+
+def check_text(path: Path, name: str) -> None:
+    """A text or markdown file a chat's folder can hold as it is: UTF-8 text of at most MAX_FILE_BYTES."""
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise InvalidInput(f"{name} is larger than {MAX_FILE_BYTES // 1024} KiB, the limit for a file of a chat",
+                           hint="split it into smaller files")
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInput(f"{name} is not UTF-8 text", hint="save it as UTF-8 and add it again") from e
 
 
 class Documents:
@@ -64,18 +76,23 @@ class Documents:
     def add(self, folder: str, path: Path | str) -> str:
         """Attach the document at ``path`` to the chat whose folder is ``folder``: checked (a
         clear InvalidInput for what cannot be converted, and nothing is copied), copied into
-        ``sources/`` and queued for conversion. Returns its name in the folder."""
+        ``sources/`` and queued for conversion; a text or markdown file is copied into the folder
+        as it is, and indexed. Returns its name in the folder."""
         path = Path(path)
         if not path.is_file():
             raise NotFound(f"{path} is not a file", hint="give the path of a document")
         name = check_name(path.name)
-        if not is_document_name(name):
+        text = is_text_name(name)
+        if not text and not is_document_name(name):
             raise InvalidInput(f"{name} is not a document Engram converts",
-                               hint="add PDF, DOCX, PPTX, XLSX, CSV, HTML or EPUB files")
-        sniff(path, name, self.max_bytes)
+                               hint="add PDF, DOCX, PPTX, XLSX, CSV, HTML, EPUB, markdown or text files")
+        if text:
+            check_text(path, name)
+        else:
+            sniff(path, name, self.max_bytes)
         if self.index.scope_for(folder) is None:
             raise NotFound(f"{folder!r} is not the folder of a session (was the chat deleted?)")
-        target = self._free_name(folder, name, file_hash(path))
+        target = self._free_name(folder, name, file_hash(path), "" if text else SOURCES_DIR)
         dest = self.index.folder(folder).locate(target)
         if not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -104,13 +121,15 @@ class Documents:
             os.replace(path, dest)
         return target
 
-    def _free_name(self, folder: str, name: str, digest: str) -> str:
+    def _free_name(self, folder: str, name: str, digest: str, under: str = SOURCES_DIR) -> str:
         """``sources/<name>``, or ``sources/<stem>-2<suffix>``... when another document has that name;
-        the name of a source with the same bytes when there is one (adding twice adds once)."""
+        the name of a source with the same bytes when there is one (adding twice adds once).
+        ``under``: the subfolder ("" for the folder itself)."""
         stem, dot, suffix = name.rpartition(".")
+        at = f"{under}/" if under else ""
         n = 1
         while True:
-            candidate = f"{SOURCES_DIR}/{name}" if n == 1 else f"{SOURCES_DIR}/{stem}-{n}{dot}{suffix}"
+            candidate = f"{at}{name}" if n == 1 else f"{at}{stem}-{n}{dot}{suffix}"
             path = self.index.folder(folder).locate(candidate)
             if not path.exists() or file_hash(path) == digest:
                 return candidate

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from engram.core import paths
 from engram.core.models import measured, sources
 from engram.core.models.downloads import Progress, discard_partial, fetch, partial_size
-from engram.core.errors import InvalidInput
+from engram.core.errors import InvalidInput, ModelError
 from engram.core.models.gguf import check_model_file
 from engram.core.models.catalog import Catalog, CatalogEntry, load_catalog
 from engram.core.models.fit import Fit, Machine, assess
@@ -34,11 +34,13 @@ def config_folder(settings: Settings) -> Path:
     return Path(settings.path).parent if settings.path else paths.config_dir()
 
 
-def note_reply(settings: Settings, tokens: int, tokens_per_second: float) -> None:
-    """A reply of the chat model in use came at this speed: the catalog tells it from now on."""
+def note_reply(settings: Settings, tokens: int, tokens_per_second: float, model_file: str = "") -> None:
+    """A reply of the chat model in use (``model_file``: a chat's own) came at this speed: the
+    catalog tells it from now on."""
     from engram.core.models.demo import FILE_NAME
 
-    model = Path(settings.chat_model).name if settings.chat_model else FILE_NAME
+    chosen = model_file or settings.chat_model
+    model = Path(chosen).name if chosen else FILE_NAME
     measured.note_reply(config_folder(settings), model, tokens, tokens_per_second)
 
 
@@ -136,6 +138,26 @@ class ModelLibrary:
         finally:
             measured.note_download(self.config_folder, last[0])     # the next download's time is told at this rate
         return target
+
+    def chat_models(self) -> list[tuple[str, Path]]:
+        """The chat models a chat can be given now, as (name, file): the demo model, the catalog's
+        downloaded ones and a file of one's own that the settings name; each file once."""
+        from engram.core.models import demo
+
+        found: list[tuple[str, Path]] = []
+        try:
+            found.append((demo.NAME, demo.demo_model_path()))
+        except ModelError:
+            pass                          # not installed with this build: the others still count
+        found += [(entry.name, self.path(entry)) for entry in self.catalog.entries
+                  if entry.kind == "chat" and self.path(entry).is_file()]
+        if self.settings.chat_model:
+            own = Path(self.settings.chat_model).expanduser()
+            found.append((own.stem, own))
+        unique: dict[Path, tuple[str, Path]] = {}
+        for name, path in found:
+            unique.setdefault(path.resolve(), (name, path))
+        return list(unique.values())
 
     def setting_for(self, name: str) -> tuple[str, str]:
         """The setting that makes Engram use this model, and its value."""

@@ -7,7 +7,7 @@ that one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from engram.core.errors import InvalidInput
@@ -26,6 +26,7 @@ class Conversation:
     title: str
     created_at: str | None
     turns: tuple[Turn, ...]
+    settings: dict = field(default_factory=dict)     # the chat's own (Engram's export: memory, instructions, model)
 
 
 @dataclass(frozen=True)

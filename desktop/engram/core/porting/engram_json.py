@@ -2,6 +2,9 @@
 and titles, and are archived into memory again. Their import key is the one the chat had (an
 imported chat) or ``engram:<its id>``, so importing the same export twice adds nothing.
 
+A chat's own settings come back (memory off stays off: such a chat is not archived), but for its
+model, which is kept only when its file is on this machine.
+
 Not read back: the chats' files, and memories of other kinds than messages (notes, summaries):
 notes point at message ids of the old database; the chats' own words are archived afresh.
 """
@@ -49,4 +52,7 @@ def conversation(item: dict) -> Conversation:
                   and isinstance(m.get("content"), str) and m["content"].strip())
     key = text_field(item, "import_key") or f"{SOURCE}:{ident}"
     title = text_field(item, "title")
-    return Conversation(key, clean_text(title), iso_time(item.get("created_at")), turns)
+    settings = item.get("settings")
+    if not isinstance(settings, dict):
+        settings = {}
+    return Conversation(key, clean_text(title), iso_time(item.get("created_at")), turns, settings)

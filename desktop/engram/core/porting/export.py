@@ -9,7 +9,8 @@ Two shapes:
     {"format": "engram-export", "version": 1, "exported_at": "...", "user": "...",
      "preferences": {"language": "English", ...},
      "sessions": [{"id", "title", "title_is_custom", "folder", "created_at", "updated_at",
-                   "import_key", "messages": [{"id", "role", "content", "status", "created_at"}],
+                   "import_key", "settings": {"memory", "instructions", "model"},
+                   "messages": [{"id", "role", "content", "status", "created_at"}],
                    "files": [{"name", "text"} or {"name", "not_exported": why}]}],
      "memories": [{"id", "text", "kind", scope..., "importance", "created_at", ..., "source_ids",
                    "source", "pinned", "history": [{"action", "actor", "old_text", "new_text", "at"}]}]}
@@ -171,8 +172,9 @@ def _write_json(engram, user: str, f, progress) -> tuple[int, int, int]:
                              else {"name": name, "not_exported": why})
             except UnicodeDecodeError:
                 files.append({"name": name, "not_exported": "not UTF-8 text (the markdown export copies it as it is)"})
+        own = engram.turn_engine.chat_settings.get(session.id).to_json()
         f.write(("," if n else "") + "\n  " + dumps({**session.to_json(), "import_key": keys.get(session.id),
-                                                     "messages": said, "files": files}))
+                                                     "settings": own, "messages": said, "files": files}))
         if progress is not None:
             progress(n + 1, len(sessions))
     f.write('\n ],\n "memories": [')

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engram.core.conversation.archive import ARCHIVE_JOB
+from engram.core.conversation.chat_settings import ChatSettings
+from engram.core.conversation.distill import mark_distilled
 from engram.core.errors import DatabaseError, DataDirError, EngramError, InvalidInput
 from engram.core.porting import chatgpt, claude, engram_json, markdown
 from engram.core.porting.conversation import Conversation, Damaged
@@ -152,13 +154,28 @@ def store(engram, conversation: Conversation, user: str, report: ImportReport) -
             messages = [engram.sessions.add_message(session.id, t.role, t.text, conn=conn, created_at=t.at)
                         for t in conversation.turns]
             ids = [m.id for m in messages]
-            report.archive_jobs.append(engram.outbox.enqueue(ARCHIVE_JOB, {"message_ids": ids}, conn))
+            own = _own_settings(engram, session.id, conversation.settings, conn)
+            if own.memory:
+                report.archive_jobs.append(engram.outbox.enqueue(ARCHIVE_JOB, {"message_ids": ids}, conn))
+            else:
+                mark_distilled(conn, session.id, ids[-1])
     except EngramError as e:
         report.damaged.append(Damaged(f"conversation {conversation.title or conversation.key!r}", str(e)))
         return not isinstance(e, (DataDirError, DatabaseError))
     report.imported.append((session.id, session.title, len(ids)))
     report.said += [(m.created_at, session.id, m.id) for m in messages if m.role == "user"]
     return True
+
+
+def _own_settings(engram, session_id: str, settings: dict, conn) -> ChatSettings:
+    """A chat's own settings, as its export had them (a model only when its file is here)."""
+    own = ChatSettings.from_json(settings)
+    if own.model and not Path(own.model).expanduser().is_file():
+        own = ChatSettings(own.memory, own.instructions, "")
+    if own != ChatSettings():
+        engram.turn_engine.chat_settings.set(session_id, memory=own.memory, instructions=own.instructions,
+                                             model=own.model, conn=conn)
+    return own
 
 
 def wait_archived(engram, report: ImportReport, *, progress: Callable[[Progress], None] | None = None,

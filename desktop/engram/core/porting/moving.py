@@ -74,6 +74,8 @@ TABLES = (
     Table("devices", key=None),
     Table("session_files", key=None),
     Table("session_file_chunks", key="memory_id"),
+    Table("chat_settings", key=None),
+    Table("forks"),
 )
 
 

@@ -57,6 +57,8 @@ class ProfileProvider:
         self._shown: dict[str, _Shown] = {}       # session id -> its system message's profile
 
     def sections(self, turn: TurnContext) -> list[Section]:
+        if not turn.memory:             # the chat's memory is off: the profile is memory too
+            return []
         user = turn.session.user
         try:
             lines = [line for line in self.learning.profiles.active(user) if not line.preference]
@@ -117,7 +119,7 @@ class ProfileProvider:
         return [lines[i] for i in sorted(kept)], [lines[i] for i in ranked if i not in kept]
 
     def tools(self, turn: TurnContext) -> list[Tool]:
-        if self.learning.mode == "off":
+        if self.learning.mode == "off" or not turn.memory:
             return []
         user, session = turn.session.user, turn.session
 

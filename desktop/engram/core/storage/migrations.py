@@ -400,6 +400,34 @@ UPDATE memory_history
 UPDATE sqlite_sequence SET seq = seq + (SELECT count(*) FROM forgotten_before) WHERE name = 'memories';
 DROP TABLE forgotten_before;
 """),
+    Migration(17, "chat_settings", """
+-- What a person chose for one chat: memory off (nothing archived, distilled, summarised or
+-- recalled), instructions of its own beside the global system prompt, a chat model of its own
+-- (a GGUF path; empty: the setting's). A chat without a row has the defaults.
+CREATE TABLE chat_settings (
+    session_id   TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    memory       INTEGER NOT NULL DEFAULT 1,
+    instructions TEXT NOT NULL DEFAULT '',
+    model        TEXT NOT NULL DEFAULT ''
+);
+"""),
+    Migration(18, "forks", """
+-- The versions of a chat not shown now: an edited message's old continuation, a reply Retry
+-- replaced. Each fork holds the messages after ``after_id`` (0: from the start) as they were, with
+-- their turn records (JSON, the columns by name), so that showing it again puts them back with
+-- their ids. The shown version lives in messages, as any chat does: the window, recall, summaries
+-- and the archive see only it.
+CREATE TABLE forks (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    after_id    INTEGER NOT NULL,
+    first_id    INTEGER NOT NULL,
+    messages    TEXT NOT NULL,
+    turns       TEXT NOT NULL DEFAULT '[]',
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX forks_by_session ON forks(session_id, after_id);
+"""),
 ]
 
 
