@@ -33,7 +33,8 @@ def test_a_broken_embedding_model_leaves_a_working_window_until_settings_fix_it(
 
     reply = send(window, "I am allergic to peanuts.")
     assert reply.key is not None and window.status.state == "ready"
-    qtbot.waitUntil(lambda: engram.outbox.health().pending == 0 and engram.store.count() >= 2, timeout=30_000)
+    qtbot.waitUntil(lambda: engram.outbox.health().pending == 0 and engram.store.count() >= 1, timeout=30_000)
+    # (the person's words are archived; the demo model's reply may be one the archive leaves out)
     assert banner.isVisible()                                  # sending hides other notices, never this one
     me = Scope(user=engram.user)
     said = "I am allergic to peanuts."        # the demo model's reply may mention peanuts too

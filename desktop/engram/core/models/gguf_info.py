@@ -51,12 +51,14 @@ def read_model_info(path: str | os.PathLike, role: str = "chat") -> ModelInfo:
                 key = reader.string()
                 kind = reader.scalar(4)
                 architecture = wanted.get("general.architecture")
+                if architecture and key.startswith("tokenizer."):   # the model's keys come first: skip the vocabulary
+                    break
                 if key in ("general.architecture", "general.name") or (
                         architecture and key.startswith(f"{architecture}.") and key.split(".", 1)[1] in keys):
                     wanted[key] = reader.value(kind)
                 else:
                     reader.skip(kind)
-                if architecture and len(wanted) == 2 + len(keys):  # all found: skip the vocabulary
+                if architecture and len(wanted) == 2 + len(keys):  # all found
                     break
     except (struct.error, UnicodeDecodeError, OverflowError, MemoryError) as e:
         raise ModelError(f"{p} starts like a GGUF file but its header is damaged ({e})",
