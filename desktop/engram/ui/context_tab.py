@@ -10,7 +10,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
-from engram.ui.memories_tab import kind_name
+from engram.ui.memory_list import kind_name
 
 ROLE_COLOURS = {"system": "#8e6bd8", "user": "#3a8dde", "assistant": "#2e9e6a", "tool": "#b7791f"}
 EMPTY = QT_TRANSLATE_NOOP("ContextTab", "<p style='color:gray'>Select a reply (its <b>Context</b> button, or the ◆"

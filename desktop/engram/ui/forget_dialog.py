@@ -8,6 +8,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QCheckBox, QMessageBox
 
 from engram.core.forget import Place
+from engram.ui.memory_list import kind_name
 
 SHOWN = 12            # places listed in the question; all of them under "Show Details…"
 # Each kind of place (forget.PLACES) and how one is named (forget.WHERE), for translation.
@@ -46,8 +47,6 @@ def _translated(texts: dict[str, str], key: str, fallback: str) -> str:
 
 def place_line(place: Place) -> str:
     """One place as the person reads it, e.g. "message: chat 2026-…, message #12"."""
-    from engram.ui.memories_tab import kind_name       # (the Memories tab opens this dialog)
-
     at = place.at | ({"kind": kind_name(str(place.at["kind"]))} if "kind" in place.at else {})
     where = _translated(WHERE, place.form or place.what, place.where).format(**at)
     return f"{_translated(PLACE_NAMES, place.what, place.what)}: {where}"

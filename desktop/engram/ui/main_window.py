@@ -60,7 +60,6 @@ class MainWindow(QMainWindow):
         self._health.timeout.connect(self.refresh_health)
         self._elsewhere = QTimer(self, singleShot=True, interval=ELSEWHERE_MS)
         self._elsewhere.timeout.connect(self.refresh_after_elsewhere)
-        self._last_pending = None
         self.chat.show_welcome()
         self.chat.composer.setFocus()
 
@@ -235,10 +234,10 @@ class MainWindow(QMainWindow):
         self.backend.disk(lambda engram: engram.sessions.list(engram.user, query), returned=shown)
 
     def refresh_after_elsewhere(self) -> None:
-        """Another Engram (a window, a command, another device) wrote: show the chats, memories
-        and files as they are now. Each list reads on the disk thread; nothing here waits."""
+        """Another Engram (a window, a command, another device) wrote: show the chats and files as
+        they are now (the Memories tab follows on its own). Each list reads on the disk thread;
+        nothing here waits."""
         self.refresh_sessions()
-        self.memories.refresh()
         self.files.refresh()
         self.profile.refresh()
 
@@ -312,7 +311,6 @@ class MainWindow(QMainWindow):
             if self.session is not None and self.session.id == session_id:
                 self.new_chat()
             self.refresh_sessions()
-            self.memories.refresh()
             if result.problem is not None:
                 self.chat.notice.show_message(
                     self.tr("<b>The chat was deleted, but its folder of files was not moved to the trash.</b> {why}")
@@ -422,9 +420,6 @@ class MainWindow(QMainWindow):
             self.status.set_health(health, to_embed, words_only,
                                    self.backend.masked(watcher.problem) if watcher is not None else "",
                                    rebuilding, self.backend.masked(rebuild_failed))
-            if self._last_pending is not None and health.pending < self._last_pending:
-                self.memories.refresh()          # background work stored new memories
-            self._last_pending = health.pending
 
         def found(engram):
             health = engram.outbox.health()        # its errors as an error label shows them (masked, if so)
@@ -454,7 +449,6 @@ class MainWindow(QMainWindow):
         dialog = PortingDialog(self.backend.engram, importing, self)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         dialog.changed.connect(self.refresh_sessions)
-        dialog.changed.connect(self.memories.refresh)
         dialog.open()
         return dialog
 
