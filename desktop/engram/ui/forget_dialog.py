@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QCheckBox, QMessageBox
 
-from engram.core.forget import Place
+from engram.core.forget import Place, persons_files
 from engram.ui.memory_list import kind_name
 
 SHOWN = 12            # places listed in the question; all of them under "Show Details…"
@@ -54,17 +54,22 @@ def place_line(place: Place) -> str:
 
 def forget_box(parent, text: str, places: list[Place]) -> QMessageBox:
     """The question, with Yes and Cancel (Cancel the default) and, when some places are files a
-    person may have written, a box to tick to change those too (``checkBox()``)."""
+    person may have written, a box to tick to change those too (``checkBox()``). It says that
+    paraphrases are not the same words; its button ``related`` asks to search by meaning instead."""
     translate = QCoreApplication.translate
     box = QMessageBox(QMessageBox.Warning, translate("MemoriesTab", "Forget everywhere"),
                       translate("MemoriesTab", "Forget “{text}” in these {count} places?").format(
                           text=text[:200], count=len(places)),
                       QMessageBox.Yes | QMessageBox.Cancel, parent)
     lines = [place_line(place) for place in places]
-    box.setInformativeText("\n".join(lines[:SHOWN]) + ("\n…" if len(lines) > SHOWN else ""))
+    same_only = translate("MemoriesTab", "Only these very words are forgotten (case aside). Words that say the same"
+                                         " thing differently, such as a reply that paraphrased them, stay: look for"
+                                         " them with Find related memories.")
+    box.setInformativeText("\n".join(lines[:SHOWN]) + ("\n…" if len(lines) > SHOWN else "") + "\n\n" + same_only)
     box.setDetailedText("\n".join(lines))
-    if files := sum(place.persons_file for place in places):     # the box its parent: PySide6 would delete it
-        box.setCheckBox(QCheckBox(translate("MemoriesTab", "Also change the {count} files that hold it (you may have"
-                                                           " written them)").format(count=files), box))
+    if files := len(persons_files(places)):     # the box its parent: PySide6 would delete it
+        box.setCheckBox(QCheckBox(translate("MemoriesTab", "Also change the %n files that hold it (you may have"
+                                                           " written them)", "", files), box))
+    box.related = box.addButton(translate("MemoriesTab", "Find related memories"), QMessageBox.ActionRole)
     box.setDefaultButton(QMessageBox.Cancel)
     return box

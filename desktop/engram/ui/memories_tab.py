@@ -13,11 +13,14 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Sign
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QPushButton, QSlider, QSplitter, QVBoxLayout, QWidget)
 
-from engram.core.forget import find, forget_everywhere, forget_memory
+from engram.core.forget import find, forget_everywhere, forget_memory, persons_files
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
 from engram.ui.forget_dialog import forget_box
-from engram.ui.memory_list import LIST_LIMIT, MemoryList, kind_name
+from engram.ui.memory_list import LIST_LIMIT, MemoryList, kind_name, sensitive_marks
+
+RELATED = 20            # memories "Find related memories" lists
 
 ROLE_MESSAGES = {"user": QT_TRANSLATE_NOOP("MemoriesTab", "user message"),
                  "assistant": QT_TRANSLATE_NOOP("MemoriesTab", "assistant message")}
@@ -277,19 +280,40 @@ class MemoriesTab(QWidget):
         if not places:
             return
         box = forget_box(self, text, places)
-        if box.exec() != QMessageBox.Yes:
+        answer = box.exec()
+        if box.clickedButton() is box.related:
+            self.find_related(text)
+            return
+        if answer != QMessageBox.Yes:
             return
         with_files = box.checkBox() is not None and box.checkBox().isChecked()
         self.current = None
         self.backend.disk(lambda engram: forget_everywhere(engram, text, engram.user, files=with_files, places=places),
                           returned=self._forgotten, errored=self._not_forgotten)
 
+    def find_related(self, text: str) -> None:
+        """The memories nearest in meaning to the text (a paraphrase holds other words), in the
+        list until the filter changes."""
+        self.message.setText(self.tr("Looking for memories related to “{text}”…").format(text=text[:80]))
+
+        def search(engram):
+            options = SearchOptions(mode="hybrid", k=RELATED, threshold=0.0)
+            return [hit.memory for hit in engram.store.search(text, Scope(user=engram.user), options).hits]
+
+        def found(memories):
+            self.list.show_only(memories, sensitive_marks(memories))
+            self.count.setText(self.tr("%n memories related to “{text}”", "", len(memories)).format(text=text[:80]))
+            self.message.setText("")
+
+        self.backend.disk(search, returned=found, errored=self._failed)
+
     def _not_forgotten(self, error) -> None:
         self.message.setText("<span style='color:#c0392b'>" + self.tr("Not forgotten: {error}").format(error=error)
                              + "</span>")
 
     def _forgotten(self, done) -> None:
-        left = self.tr(" {count} files left as they are.").format(count=len(done.left)) if done.left else ""
+        files = len(persons_files(done.left))
+        left = self.tr(" %n files left as they are.", "", files) if files else ""
         self.message.setText(self.tr("Forgotten in {count} places.").format(count=len(done.changed)) + left)
         self.list.poll()
         self.changed.emit()

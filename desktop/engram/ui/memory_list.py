@@ -123,6 +123,12 @@ class MemoryList(QTreeWidget):
             self.setCurrentItem(item)
         self.blockSignals(False)
 
+    def show_only(self, memories: list, marks: dict[int, list[str]]) -> None:
+        """Rows that no filter makes (e.g. a search by meaning), in the order given; they are not
+        followed until the list is loaded again."""
+        self._generation += 1
+        self.fill(memories, marks, None)
+
     # -- following -----------------------------------------------------------------------------
 
     def poll(self) -> None:
