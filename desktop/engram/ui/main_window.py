@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QVBoxLayout, Q
 from engram.core.errors import EngramError, InvalidInput
 from engram.core.files import TRASH_DIR
 from engram.ui.attachments import Attachments
+from engram.ui.chat_names import ChatNames
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
 from engram.ui.files_tab import FilesTab
@@ -48,6 +49,8 @@ class MainWindow(QMainWindow):
         self.profile = ProfileTab(backend)
         self.files = FilesTab(backend)
         self.context = ContextTab()
+        self.chat_names = ChatNames()        # chats by title and day, for the tabs and dialogs
+        self.memories.chat_names = self.context.chat_names = self.chat_names
         # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
         self.words_only = Notice(closable=False)
         self.first_start = FirstStart(backend)
@@ -91,6 +94,10 @@ class MainWindow(QMainWindow):
         porting = self.menuBar().addMenu(self.tr("&File"))
         porting.addAction(self.tr("Import conversations…"), lambda: self.open_porting(importing=True))
         porting.addAction(self.tr("Export everything…"), lambda: self.open_porting(importing=False))
+        porting.addSeparator()
+        self.quit_action = porting.addAction(self.tr("&Quit"), self.close)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.setShortcutContext(Qt.ApplicationShortcut)     # from any of Engram's windows
 
     def _connect(self) -> None:
         """What each panel, the turn controller, the backend and the keyboard shortcuts ask for."""
@@ -228,8 +235,8 @@ class MainWindow(QMainWindow):
         query = self.sessions.search.text().strip()
         current = self.session.id if self.session else None
         def shown(found):
-            self.sessions.show_sessions(found, current)
-            self.memories.titles.update({s.id: s.title for s in found if s.title})
+            self.chat_names.learn(found)
+            self.sessions.show_sessions(found, self.session.id if self.session else current)
 
         self.backend.disk(lambda engram: engram.sessions.list(engram.user, query), returned=shown)
 
@@ -291,6 +298,7 @@ class MainWindow(QMainWindow):
         self.files.set_folder(session.folder)
         self.memories.set_session(session.id)
         self.context.show_record(None)
+        self.sessions.highlight(session.id)
         if reveal is not None and (bubble := self.chat.view.find(reveal)) is not None:
             QTimer.singleShot(50, bubble, lambda: self.chat.view.reveal(bubble))  # cancelled if it goes
 
@@ -362,6 +370,7 @@ class MainWindow(QMainWindow):
         """The chat's session, once the first turn made it (or renamed it)."""
         new = self.session is None or self.session.id != session.id
         self.session = session
+        self.chat_names.learn([session])
         self.chat.title.setText(session.title or self.tr("New chat"))
         if new:
             self.files.set_folder(session.folder)
@@ -371,7 +380,7 @@ class MainWindow(QMainWindow):
     def _replied(self, result) -> None:
         """A reply is stored: its context in the Context tab, and under it what the person's
         message added to their profile (with Undo), or why nothing could be."""
-        self.context.show_record(result.record)
+        self.context.show_record(result.record, self.reply_number(self.chat.view.find(result.reply.id)))
         _, problem = changes_of(result.record)
         if result.noted or problem:
             bubble = self.chat.view.find(result.reply.id)
@@ -395,10 +404,16 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.profile)
         self.profile.edit_line(line_id)
 
+    def reply_number(self, bubble) -> int | None:
+        """Which reply of the open chat a bubble is (1 for the first), as the person counts them."""
+        replies = [b for b in self.chat.view.bubbles if b.role == "assistant"]
+        return replies.index(bubble) + 1 if bubble in replies else None
+
     def show_context(self, bubble) -> None:
         self.tabs.setCurrentWidget(self.context)
+        number = self.reply_number(bubble)
         if bubble.turn is not None:
-            self.context.show_record(bubble.turn)
+            self.context.show_record(bubble.turn, number)
             return
         if bubble.key is None:
             self.context.show_error(self.tr("This reply has no context record."))
@@ -406,7 +421,7 @@ class MainWindow(QMainWindow):
 
         def found(record):
             bubble.turn = record
-            self.context.show_record(record)
+            self.context.show_record(record, number)
 
         self.backend.disk(lambda engram: engram.turns.for_reply(bubble.key), returned=found,
                           errored=lambda e: self.context.show_error(EngramError.message_of(e)))

@@ -9,6 +9,8 @@ sensitive details (core/memory/sensitive.py) is marked.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QPushButton, QSlider, QSplitter, QVBoxLayout, QWidget)
@@ -17,6 +19,7 @@ from engram.core.forget import find, forget_everywhere, forget_memory, persons_f
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
 from engram.core.memory.search.fusion import SearchOptions
+from engram.ui.chat_names import ChatNames
 from engram.ui.forget_dialog import forget_box
 from engram.ui.memory_list import LIST_LIMIT, MemoryList, kind_name, sensitive_marks
 
@@ -26,14 +29,13 @@ ROLE_MESSAGES = {"user": QT_TRANSLATE_NOOP("MemoriesTab", "user message"),
                  "assistant": QT_TRANSLATE_NOOP("MemoriesTab", "assistant message")}
 
 
-def source_text(memory, titles: dict[str, str]) -> str:
+def source_text(memory, chat_name: Callable[[str], str]) -> str:
+    """Where a memory came from, in words: the chat by its name (ui/chat_names.py), who said it..."""
     translate = QCoreApplication.translate
     source = memory.source if isinstance(memory.source, dict) else {}
     parts = []
     if memory.scope.session:
-        title = titles.get(memory.scope.session)
-        parts.append(translate("MemoriesTab", "chat “{title}”").format(title=title) if title
-                     else translate("MemoriesTab", "chat {id}").format(id=memory.scope.session))
+        parts.append(translate("MemoriesTab", "chat {name}").format(name=chat_name(memory.scope.session)))
     if (role := source.get("role")) in ROLE_MESSAGES:
         parts.append(translate("MemoriesTab", ROLE_MESSAGES[role]))
     elif role:
@@ -61,7 +63,7 @@ class MemoriesTab(QWidget):
         super().__init__(parent)
         self.backend = backend
         self.session_id: str | None = None
-        self.titles: dict[str, str] = {}     # session id -> title, for "where it came from"
+        self.chat_names = ChatNames()        # how "where it came from" names a chat (the window's, once shown)
         self.current = None
         self.note = ""                       # said under the memory once the list is loaded again
         layout = QVBoxLayout(self)
@@ -218,7 +220,7 @@ class MemoriesTab(QWidget):
         self.note = ""
 
     def _where_from(self, memory) -> str:
-        text = self.tr("From {source} · {created}").format(source=source_text(memory, self.titles),
+        text = self.tr("From {source} · {created}").format(source=source_text(memory, self.chat_names),
                                                            created=memory.created_at[:16].replace("T", " "))
         if memory.updated_at != memory.created_at:
             text += " · " + self.tr("edited {when}").format(when=memory.updated_at[:16].replace("T", " "))
@@ -279,7 +281,7 @@ class MemoriesTab(QWidget):
         self.message.setText("" if places else self.tr("It is stored nowhere."))
         if not places:
             return
-        box = forget_box(self, text, places)
+        box = forget_box(self, text, places, self.chat_names)
         answer = box.exec()
         if box.clickedButton() is box.related:
             self.find_related(text)

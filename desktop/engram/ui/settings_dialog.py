@@ -492,8 +492,16 @@ class SettingsDialog(QDialog):
             note += " " + self.tr("The window speaks its new language when Engram starts again.")
         if "database_url" in changed:
             note += " " + self.tr("Engram uses the database you named when it starts again.")
-        self.notice.show_message(note, "info")
+        again = {"ui_language", "database_url"} & changed and self.parentWidget() is not None
+        self.notice.show_message(note, "info", [(self.tr("Restart now"), self.restart)] if again else [])
         self.applied.emit(groups)
+
+    def restart(self) -> None:
+        """Close Engram and start it again (a new window language, another database)."""
+        from engram.ui.restart import relaunch
+
+        self.close()
+        relaunch(self.parentWidget())
 
     # -- the data folder --------------------------------------------------------------------------
 
