@@ -72,7 +72,7 @@ def test_forgetting_part_of_a_pinned_memory_keeps_the_rest_and_offers_related_me
     memories.forget_everywhere.click()
     qtbot.waitUntil(lambda: memories.count.text().endswith("related to “allergic to peanuts”"), timeout=30_000)
     assert "paraphrased" in boxes[0].informativeText()
-    assert boxes[0].checkBox().text().startswith("Also change the 1 file")     # one file listed, one counted
+    assert boxes[0].checkBox().text().startswith("Also change the files that hold it (1;")     # one file listed, one counted
     assert "Allergic to the specific type of peanuts" in shown_texts(memories)
 
     memories.list.setCurrentItem(memories.list.item_of(memory.id))

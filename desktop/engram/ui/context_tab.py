@@ -34,7 +34,8 @@ TOKEN_TOTALS = {"user": QT_TRANSLATE_NOOP("ContextTab", "your message"),
                 "context": QT_TRANSLATE_NOOP("ContextTab", "context in all"),
                 "budget": QT_TRANSLATE_NOOP("ContextTab", "context budget"),
                 "prompt": QT_TRANSLATE_NOOP("ContextTab", "prompt (as the model counted it)"),
-                "reply": QT_TRANSLATE_NOOP("ContextTab", "reply")}
+                "reply": QT_TRANSLATE_NOOP("ContextTab", "reply"),
+                "reasoning": QT_TRANSLATE_NOOP("ContextTab", "reasoning")}
 # The context's sections, as the turn engine names them (others are shown as they are named).
 SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
                  "preferences": QT_TRANSLATE_NOOP("ContextTab", "preferences"),

@@ -71,8 +71,8 @@ def forget_box(parent, text: str, places: list[Place], chat_name: Callable[[str]
     box.setInformativeText("\n".join(lines[:SHOWN]) + ("\n…" if len(lines) > SHOWN else "") + "\n\n" + same_only)
     box.setDetailedText("\n".join(lines))
     if files := len(persons_files(places)):     # the box its parent: PySide6 would delete it
-        box.setCheckBox(QCheckBox(translate("MemoriesTab", "Also change the %n files that hold it (you may have"
-                                                           " written them)", "", files), box))
+        box.setCheckBox(QCheckBox(translate("MemoriesTab", "Also change the files that hold it ({count}; you may"
+                                                           " have written them)").format(count=files), box))
     box.related = box.addButton(translate("MemoriesTab", "Find related memories"), QMessageBox.ActionRole)
     box.setDefaultButton(QMessageBox.Cancel)
     return box

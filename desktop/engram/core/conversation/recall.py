@@ -67,7 +67,7 @@ def quote(hit: SearchHit) -> str:
     said it and when (and, for history, why it is no longer current). Its line breaks and quotes
     are escaped, so nothing in it can start a forged entry or close the block (fences are defused too)."""
     m = hit.memory
-    said = SAID.get(m.source.get("role"), f"{m.kind.value} noted")
+    said = SAID.get(str(m.source.get("role")), f"{m.kind.value} noted")
     outdated = f"; {why}" if (why := m.outdated(now_iso())) else ""
     text = json.dumps(defused(m.text), ensure_ascii=False).translate(_LINE_BREAKS)
     return f"- {text} ({said}, {day(m.created_at)}{outdated})"

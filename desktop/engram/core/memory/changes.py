@@ -33,7 +33,8 @@ class Changes:
 
 def mark(store: MemoryStore) -> int:
     """The watermark of now: the id of the newest history line (0 before any)."""
-    return store.db.query_one("SELECT coalesce(max(id), 0) FROM memory_history")[0]
+    (newest,) = store.db.query_one("SELECT coalesce(max(id), 0) FROM memory_history") or (0,)
+    return newest
 
 
 def since(store: MemoryStore, scope: Scope, after: int, *, kinds: Sequence[str] = (),
