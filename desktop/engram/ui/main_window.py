@@ -236,6 +236,7 @@ class MainWindow(QMainWindow):
         current = self.session.id if self.session else None
         def shown(found):
             self.chat_names.learn(found)
+            self.memories.names_changed()
             self.sessions.show_sessions(found, self.session.id if self.session else current)
 
         self.backend.disk(lambda engram: engram.sessions.list(engram.user, query), returned=shown)

@@ -219,6 +219,11 @@ class MemoriesTab(QWidget):
         self.message.setText(self.note)
         self.note = ""
 
+    def names_changed(self) -> None:
+        """Chats were renamed (or their words forgotten): say where the open memory came from anew."""
+        if self.current is not None:
+            self.source.setText(self._where_from(self.current))
+
     def _where_from(self, memory) -> str:
         text = self.tr("From {source} · {created}").format(source=source_text(memory, self.chat_names),
                                                            created=memory.created_at[:16].replace("T", " "))
