@@ -84,8 +84,8 @@
 <context>
     <name>ChatNames</name>
     <message>
-        <source>an earlier chat</source>
-        <translation>以前的一个对话</translation>
+        <source>(deleted)</source>
+        <translation>（已删除）</translation>
     </message>
     <message>
         <source>d MMM yyyy</source>

@@ -21,10 +21,10 @@ class ChatNames:
         return self._chats.get(session_id, ("", ""))[0]
 
     def __call__(self, session_id: str) -> str:
-        """E.g. “Trip planning” (3 Dec 2026); a chat not known (deleted since): “an earlier chat”."""
+        """E.g. “Trip planning” (3 Dec 2026); a chat the sessions list no longer has: (deleted)."""
         translate = QCoreApplication.translate
         if session_id not in self._chats:
-            return translate("ChatNames", "an earlier chat")
+            return translate("ChatNames", "(deleted)")
         title, created = self._chats[session_id]
         day = QDate.fromString(created[:10], "yyyy-MM-dd")
         # The day as the window's language writes it (the format is translated: 2026年12月3日).
