@@ -115,9 +115,22 @@ if imported:
     started_import = time.perf_counter()
     other = subprocess.Popen([sys.executable, "-m", "engram", "import", "chatgpt", str(export)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import threading, traceback
+    gui, stalls, watching = threading.get_ident(), [], [True]
+
+    def watch():        # where the GUI thread is when a tick is 200 ms late: what stalls it
+        while watching[0]:
+            time.sleep(0.05)
+            if time.perf_counter() - last[0] > 0.2 and (frame := sys._current_frames().get(gui)) is not None:
+                stalls.append("".join(traceback.format_stack(frame)[-6:]))
+
+    threading.Thread(target=watch, daemon=True).start()
     last[0] = time.perf_counter()
     ticker.start()
     wait(lambda: other.poll() is not None, 1800)
+    watching[0] = False
+    from collections import Counter
+    marks["import_stalled_at"] = [f"{n} x\n{where}" for where, n in Counter(stalls).most_common(3)]
     marks["import_s"] = time.perf_counter() - started_import
     settle = time.time() + 3
     wait(lambda: time.time() > settle)
@@ -163,6 +176,8 @@ def main() -> int:
               f" (the Memories tab: {marks['import_shown']})")
         print(f"  event loop, longest stall:      {marks['import_longest_gap_ms'] - TICK_MS:8.1f} ms   (target < 50 ms;"
               f" p99 gap {marks['import_p99_gap_ms']:.1f} ms)")
+        for where in marks["import_stalled_at"]:
+            print("  the GUI thread, 200 ms late, was at (samples):", where, sep="\n")
     return 0
 
 
