@@ -20,6 +20,20 @@
             <numerusform>%n memories</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n memories related to “{text}”</source>
+        <translation>
+            <numerusform>%n memory related to “{text}”</numerusform>
+            <numerusform>%n memories related to “{text}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> %n files left as they are.</source>
+        <translation>
+            <numerusform> %n file left as it is.</numerusform>
+            <numerusform> %n files left as they are.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>StatusBar</name>

@@ -105,6 +105,25 @@
     </message>
 </context>
 <context>
+    <name>ChatNames</name>
+    <message>
+        <source>(deleted)</source>
+        <translation>（已删除）</translation>
+    </message>
+    <message>
+        <source>d MMM yyyy</source>
+        <translation>yyyy年M月d日</translation>
+    </message>
+    <message>
+        <source>“{title}” ({day})</source>
+        <translation>“{title}”（{day}）</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>新对话</translation>
+    </message>
+</context>
+<context>
     <name>ChatOptions</name>
     <message>
         <source>Memory in this chat</source>
@@ -304,6 +323,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>回复</translation>
     </message>
     <message>
+        <source>reasoning</source>
+        <translation>推理</translation>
+    </message>
+    <message>
         <source>system</source>
         <translation>系统</translation>
     </message>
@@ -444,8 +467,12 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>你的个人资料</translation>
     </message>
     <message>
-        <source>Context of reply #{id}</source>
-        <translation>回复 #{id} 的上下文</translation>
+        <source>Context of reply {number} of this chat</source>
+        <translation>本对话第 {number} 条回复的上下文</translation>
+    </message>
+    <message>
+        <source>Context of the reply</source>
+        <translation>这条回复的上下文</translation>
     </message>
     <message>
         <source>messages sent: {sent} · memories recalled: {recalled}</source>
@@ -732,6 +759,14 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Save</source>
         <translation>保存</translation>
+    </message>
+    <message>
+        <source>No file manager opened the folder. It is here:</source>
+        <translation>没有文件管理器能打开这个文件夹。它在这里：</translation>
+    </message>
+    <message>
+        <source>Copy path</source>
+        <translation>复制路径</translation>
     </message>
     <message>
         <source>not indexed: {why}</source>
@@ -1113,6 +1148,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>设置</translation>
     </message>
     <message>
+        <source>Quit Engram (File › Quit)</source>
+        <translation>退出 Engram（文件 › 退出）</translation>
+    </message>
+    <message>
         <source>This list of shortcuts</source>
         <translation>本快捷键列表</translation>
     </message>
@@ -1233,6 +1272,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>Export everything…</source>
         <translation>导出全部…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
     </message>
     <message>
         <source>Copied to the clipboard</source>
@@ -1386,14 +1429,6 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>助手消息</translation>
     </message>
     <message>
-        <source>chat “{title}”</source>
-        <translation>对话“{title}”</translation>
-    </message>
-    <message>
-        <source>chat {id}</source>
-        <translation>对话 {id}</translation>
-    </message>
-    <message>
         <source>{role} message</source>
         <translation>{role} 消息</translation>
     </message>
@@ -1458,6 +1493,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>选择一条记忆来查看或修改</translation>
     </message>
     <message>
+        <source>chat {name}</source>
+        <translation>对话 {name}</translation>
+    </message>
+    <message>
         <source>Pinned</source>
         <translation>固定</translation>
     </message>
@@ -1500,6 +1539,14 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         </translation>
     </message>
     <message>
+        <source>This memory was forgotten meanwhile: what you typed is not saved.</source>
+        <translation>这条记忆已在此期间被遗忘：你输入的内容没有保存。</translation>
+    </message>
+    <message>
+        <source>This memory was forgotten.</source>
+        <translation>这条记忆已被遗忘。</translation>
+    </message>
+    <message>
         <source>From {source} · {created}</source>
         <translation>来源：{source} · {created}</translation>
     </message>
@@ -1530,6 +1577,22 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>It is stored nowhere.</source>
         <translation>没有任何地方存有它。</translation>
+    </message>
+    <message>
+        <source>Looking for memories related to “{text}”…</source>
+        <translation>正在查找与“{text}”相关的记忆…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memories related to “{text}”</source>
+        <translation>
+            <numerusform>与“{text}”相关的记忆 %n 条</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> %n files left as they are.</source>
+        <translation>
+            <numerusform> %n 个文件保持原样。</numerusform>
+        </translation>
     </message>
     <message>
         <source>chat title</source>
@@ -1632,16 +1695,20 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>要在这 {count} 处遗忘“{text}”吗？</translation>
     </message>
     <message>
-        <source>Also change the {count} files that hold it (you may have written them)</source>
-        <translation>同时修改含有它的 {count} 个文件（可能是你自己写的）</translation>
+        <source>Only these very words are forgotten (case aside). Words that say the same thing differently, such as a reply that paraphrased them, stay: look for them with Find related memories.</source>
+        <translation>只会遗忘这几个字词本身（不分大小写）。换一种说法表达同一件事的文字，例如转述过它们的回复，会保留下来：可以用“查找相关记忆”找到它们。</translation>
+    </message>
+    <message>
+        <source>Also change the files that hold it ({count}; you may have written them)</source>
+        <translation>同时修改包含它的文件（{count} 个；可能是你写的）</translation>
+    </message>
+    <message>
+        <source>Find related memories</source>
+        <translation>查找相关记忆</translation>
     </message>
     <message>
         <source>Not forgotten: {error}</source>
         <translation>未能遗忘：{error}</translation>
-    </message>
-    <message>
-        <source> {count} files left as they are.</source>
-        <translation> {count} 个文件保持原样。</translation>
     </message>
     <message>
         <source>Forgotten in {count} places.</source>
@@ -2621,10 +2688,6 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>系统提示词</translation>
     </message>
     <message>
-        <source>“user” recalls across all your chats; “user,session” only within the open chat.</source>
-        <translation>“user”在你的所有对话中召回；“user,session”只在当前对话中召回。</translation>
-    </message>
-    <message>
         <source>Memory</source>
         <translation>记忆</translation>
     </message>
@@ -2705,6 +2768,26 @@ Its messages, its context records and the memories taken from it are forgotten f
         <translation>数据</translation>
     </message>
     <message>
+        <source>Yours, with the chat they come from</source>
+        <translation>归你所有，并记下来自哪个对话</translation>
+    </message>
+    <message>
+        <source>Yours, with the assistant and the chat</source>
+        <translation>归你所有，并记下助手和对话</translation>
+    </message>
+    <message>
+        <source>All your chats</source>
+        <translation>你的所有对话</translation>
+    </message>
+    <message>
+        <source>Only the open chat</source>
+        <translation>仅当前打开的对话</translation>
+    </message>
+    <message>
+        <source>All your chats with this assistant</source>
+        <translation>你与这个助手的所有对话</translation>
+    </message>
+    <message>
         <source>Off: reasoning models answer at once</source>
         <translation>关闭：推理模型直接回答</translation>
     </message>
@@ -2739,6 +2822,14 @@ Its messages, its context records and the memories taken from it are forgotten f
     <message>
         <source>Among memories that match alike, newer ones come first: a memory&apos;s newness counts half after this many days.</source>
         <translation>匹配程度相近的记忆中，较新的排在前面：一条记忆过了这么多天，其新近程度只算一半。</translation>
+    </message>
+    <message>
+        <source>What each memory is stored with: recall can then reach across chats, or stay in one.</source>
+        <translation>每条记忆随什么一起保存：之后召回可以跨对话，或只在一个对话内。</translation>
+    </message>
+    <message>
+        <source>Which memories recall looks in before a reply.</source>
+        <translation>回复前召回在哪些记忆里查找。</translation>
     </message>
     <message>
         <source>What you say about yourself (“I&apos;m allergic to peanuts”, “Please keep answers short”) goes into your profile, which Engram keeps in mind in every chat. Asked first, it waits in the Profile tab for your OK.</source>
@@ -2815,6 +2906,10 @@ Its messages, its context records and the memories taken from it are forgotten f
     <message>
         <source>Engram uses the database you named when it starts again.</source>
         <translation>Engram 再次启动时会使用你指定的数据库。</translation>
+    </message>
+    <message>
+        <source>Restart now</source>
+        <translation>立即重启</translation>
     </message>
     <message>
         <source>Move the data folder to (an empty folder)</source>

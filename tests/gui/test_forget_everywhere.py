@@ -42,3 +42,49 @@ def test_a_sensitive_memory_is_marked_and_forgotten_everywhere(qtbot, open_windo
     assert occurrences(engram.data_dir, NUMBER) == []
     qtbot.waitUntil(lambda: FORGOTTEN in window.chat.view.bubbles[0].text)     # the open chat shows it as it is now
     assert NUMBER not in window.chat.title.text()
+
+
+def test_forgetting_part_of_a_pinned_memory_keeps_the_rest_and_offers_related_memories(qtbot, open_window,
+                                                                                       monkeypatch):
+    from PySide6.QtGui import QTextCursor
+    from PySide6.QtWidgets import QMessageBox
+
+    window = open_window()
+    engram = window.backend.engram
+    scope = Scope(user=engram.user)
+    memory = engram.store.add("I'm allergic to peanuts and cashews (severe)", scope, "fact", pinned=True,
+                              importance=0.9)
+    engram.store.add("Allergic to the specific type of peanuts", scope, "fact")     # a paraphrase
+    session = engram.sessions.get_or_create("s-food", engram.user, title="Food")
+    engram.files.write(session.folder, "diet.md", "# Diet\nallergic to peanuts\n", "Diet")
+    memories = window.memories
+    memories.refresh()
+    qtbot.waitUntil(lambda: memories.list.item_of(memory.id) is not None)
+    memories.list.setCurrentItem(memories.list.item_of(memory.id))
+    cursor = memories.editor.textCursor()
+    start = memories.editor.toPlainText().index("allergic to peanuts")
+    cursor.setPosition(start)
+    cursor.setPosition(start + len("allergic to peanuts"), QTextCursor.KeepAnchor)
+    memories.editor.setTextCursor(cursor)
+
+    boxes = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: boxes.append(box) or box.related.click() or 0)
+    memories.forget_everywhere.click()
+    qtbot.waitUntil(lambda: memories.count.text().endswith("related to “allergic to peanuts”"), timeout=30_000)
+    assert "paraphrased" in boxes[0].informativeText()
+    assert boxes[0].checkBox().text().startswith("Also change the files that hold it (1;")     # one file listed, one counted
+    assert "Allergic to the specific type of peanuts" in shown_texts(memories)
+
+    memories.list.setCurrentItem(memories.list.item_of(memory.id))
+    memories.editor.setTextCursor(cursor)
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: QMessageBox.Yes)
+    memories.forget_everywhere.click()
+    qtbot.waitUntil(lambda: memories.message.text().startswith("Forgotten in"), timeout=30_000)
+    kept = engram.store.get(memory.id)
+    assert (kept.text, kept.pinned, kept.importance) == (f"I'm {FORGOTTEN} and cashews (severe)", True, 0.9)
+    memories.refresh()
+    qtbot.waitUntil(lambda: shown_texts(memories)[:1] == [kept.text])       # pinned first, as it is now
+
+
+def shown_texts(memories) -> list[str]:
+    return [m.text for m in memories.list.memories()]

@@ -98,7 +98,7 @@ def test_a_file_changed_on_disk_shows_in_the_files_tab(qtbot, open_window, send,
     assert "saved" in window.files.state.text()
 
     opened = []
-    monkeypatch.setattr("engram.ui.files_tab.QDesktopServices.openUrl", lambda url: opened.append(url.toLocalFile()))
+    monkeypatch.setattr("engram.ui.files_tab.QDesktopServices.openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     qtbot.mouseClick(window.files.open_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: opened == [str(folder)])
 
@@ -107,13 +107,15 @@ def test_a_noted_memory_says_which_model_noted_it_and_from_which_messages():
     from types import SimpleNamespace
 
     from engram.core.memory.scope import Scope
+    from engram.ui.chat_names import ChatNames
     from engram.ui.memories_tab import source_text
 
     noted = SimpleNamespace(scope=Scope(user="u", session="s1"), source_ids=(3, 5),
                             source={"session": "s1", "made_by": "distillation", "model": "llama-3.2-3b"})
-    assert source_text(noted, {"s1": "Trip"}) == "chat “Trip” · noted by llama-3.2-3b from message #3, #5"
+    named = {"s1": "“Trip” (3 Dec 2026)"}.get
+    assert source_text(noted, named) == "chat “Trip” (3 Dec 2026) · noted by llama-3.2-3b from message #3, #5"
     archived = SimpleNamespace(scope=Scope(user="u", session="s1"), source_ids=(3,), source={"role": "user"})
-    assert source_text(archived, {}) == "chat s1 · user message · message #3"
+    assert source_text(archived, ChatNames()) == "chat (deleted) · user message · message #3"
 
 
 def test_a_long_memory_list_says_only_the_newest_are_shown(qtbot, open_window):

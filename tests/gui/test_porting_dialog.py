@@ -16,7 +16,7 @@ pytestmark = pytest.mark.real_model
 def test_import_then_export_from_the_window(qtbot, open_window, tmp_path):
     window = open_window()
     menu = window.menuBar().actions()[0].menu()
-    assert [a.text() for a in menu.actions()] == ["Import conversations…", "Export everything…"]
+    assert [a.text() for a in menu.actions()] == ["Import conversations…", "Export everything…", "", "&Quit"]
 
     dialog = window.open_porting(importing=True)
     dialog.kind.setCurrentIndex(dialog.kind.findData("chatgpt"))

@@ -34,13 +34,13 @@ def test_the_question_lists_the_places_in_the_windows_words(qtbot):
               forget.Place("memory", {"memory": 3, "kind": "fact"}, (3,)),
               forget.Place("trash file", {"name": "notes.md"}, ("/t/notes.md",), persons_file=True,
                            form="trash file name")]
-    box = forget_box(None, "my passport", places)
+    box = forget_box(None, "my passport", places, lambda session: {"s-1": "“Trip” (3 Dec 2026)"}[session])
     qtbot.addWidget(box)
-    assert box.detailedText().splitlines() == ["message: chat s-1, message #12", "memory: memory #3 (fact)",
-                                               "trash file: trash: file name notes.md"]
+    assert box.detailedText().splitlines() == ["message: chat “Trip” (3 Dec 2026), message #12",
+                                               "memory: memory #3 (fact)", "trash file: trash: file name notes.md"]
     assert [place.where for place in places] == ["chat s-1, message #12", "memory #3 (fact)",
                                                  "trash: file name notes.md"]     # the CLI's words, as before
-    assert box.checkBox() is not None and "1 files" in box.checkBox().text()
+    assert box.checkBox() is not None and "(1;" in box.checkBox().text()
 
 
 def record_with(recall: dict) -> TurnRecord:

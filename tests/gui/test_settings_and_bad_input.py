@@ -20,7 +20,8 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     dialog = window.settings_dialog
     dialog.max_results.setValue(7)
     dialog.window_size.setValue(12)
-    dialog.search_scope.setCurrentText("user,session")
+    assert dialog.search_scope.currentText() == "All your chats"              # words, not the setting's value
+    dialog.search_scope.setCurrentIndex(dialog.search_scope.findData("user,session"))
     assert dialog.distill.currentData() == "auto"
     dialog.distill.setCurrentIndex(dialog.distill.findData("on"))
     assert dialog.thinking.currentData() == "off"
@@ -43,7 +44,7 @@ def test_settings_survive_a_restart(qtbot, open_window, isolated_dirs):
     dialog = again.settings_dialog
     qtbot.waitUntil(lambda: dialog.language.text() == "Français")
     assert dialog.max_results.value() == 7 and dialog.window_size.value() == 12
-    assert dialog.search_scope.currentText() == "user,session" and dialog.detail.currentText() == "brief"
+    assert dialog.search_scope.currentData() == "user,session" and dialog.detail.currentText() == "brief"
     assert dialog.distill.currentData() == "on" and dialog.thinking.currentData() == "on"
     assert again.backend.engram.settings.window_messages == 12
 

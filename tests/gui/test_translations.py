@@ -25,18 +25,19 @@ from engram.ui import language, theme
 ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 WORD = re.compile(r"[A-Za-z]{2,}")
-# Words that stay as they are in the Chinese window: names, keys, file formats, units, and the
-# scope values that are typed as they are stored.
+# Words that stay as they are in the Chinese window: names, keys, file formats, units.
 KEPT = {"Engram", "Enter", "Shift", "Esc", "Ctrl", "GGUF", "gguf", "Gemma", "Llama", "Instruct", "Qwen", "CPU",
         "SmolLM", "multilingual", "small",
-        "GPU", "Markdown", "token", "all", "MiniLM", "English", "user", "session", "GiB", "GB",
+        "GPU", "Markdown", "token", "MiniLM", "English", "GiB", "GB", "ms",
         # the download sources' names (Settings › Models, the first-start choice)
         "Hugging", "Face", "hf", "mirror", "com", "ModelScope",
         # Settings › Integrations: protocols, other programs and their configuration files, the API's model
         "OpenAI", "API", "MCP", "Claude", "Desktop", "VS", "Code", "Cursor", "claude", "desktop", "config",
         "json", "vscode", "cursor", "mcp", "engram",
         # Settings › Data › Use a server: the server's name and its address's scheme
-        "PostgreSQL", "pgvector", "postgresql"}
+        "PostgreSQL", "pgvector", "postgresql",
+        # File › Import: the other program and the names of its export's files
+        "ChatGPT", "zip", "conversations", "JSON"}
 
 
 def translations_tool():
@@ -197,3 +198,51 @@ def test_the_models_dialog_speaks_chinese_notes_machine_speeds_sources_and_error
     dialog.download()
     qtbot.waitUntil(lambda: dialog.notice.isVisible() and "ModelScope 上没有" in dialog.notice.text(), timeout=10_000)
     assert english([re.sub(r"<[^>]+>", " ", dialog.notice.text())], data) == []
+
+
+def test_the_chinese_window_has_no_english_left_in_its_tabs_dialogs_and_the_texts_core_makes(
+        qtbot, open_window, send, english_afterwards, monkeypatch):
+    """Every surface a newcomer opens, with data in it: the tabs with a memory selected and a
+    reply's context, every Settings page, the model catalog, the first-start choice, Import and
+    Export, and the "Forget everywhere" question. Text built in the core (where a memory came
+    from, the catalog's notes, the machine, errors) counts as much as the window's own; only
+    what the person or a model wrote, paths and model names are left out."""
+    from PySide6.QtWidgets import QMessageBox
+
+    window = open_window(ui_language="zh_CN", reply_tokens=4)
+    engram_ = window.backend.engram
+    reply = send(window, "我养了三箱蜜蜂")
+    qtbot.waitUntil(lambda: window.memories.list.topLevelItemCount() >= 2, timeout=30_000)
+    sessions = engram_.sessions.list(engram_.user)
+    data = tuple(sorted({engram_.settings.path, str(engram_.data_dir), window.chat.model_name.text(),
+                         window.turn_controller.model_name, *(m.text for m in window.memories.list.memories()),
+                         *(s.folder for s in sessions), *(s.title for s in sessions),
+                         *(m.content for m in engram_.sessions.messages(sessions[0].id))} - {""},
+                        key=len, reverse=True))
+    texts = []
+    window.memories.list.setCurrentItem(window.memories.list.topLevelItem(0))
+    window.show_context(reply)
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        texts += shown_texts(window)
+    boxes = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: boxes.append(box) or QMessageBox.Cancel)
+    window.memories.editor.selectAll()
+    window.memories._forget_everywhere()
+    qtbot.waitUntil(lambda: bool(boxes), timeout=30_000)
+    texts += [boxes[0].text(), boxes[0].informativeText(), boxes[0].detailedText()] + \
+        [b.text() for b in boxes[0].buttons()] + ([boxes[0].checkBox().text()] if boxes[0].checkBox() else [])
+
+    window.open_settings()
+    dialog = window.settings_dialog
+    for index in range(dialog.pages.count()):
+        dialog.pages.setCurrentIndex(index)
+        texts += shown_texts(dialog)
+    for importing in (True, False):
+        porting = window.open_porting(importing)
+        texts += shown_texts(porting)
+        porting.close()
+    window.first_start.offer()
+    texts += shown_texts(window.first_start)
+    left = english(texts, data)
+    assert left == [], '\n---\n'.join(left)

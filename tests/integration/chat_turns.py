@@ -22,8 +22,8 @@ def conversation(text: str) -> list[dict]:
             {"role": "assistant", "content": f"Noted: {text}"},
             {"role": "user", "content": "And the return?"},
             {"role": "assistant", "content": f"On Sunday: {text}"},
-            {"role": "user", "content": f"Memories from earlier conversations:\n```memory\n[2026-11-02 session s1,"
-                                        f" user said] {text}\n```\n\n{text}"},
+            {"role": "user", "content": f"Memories from earlier conversations:\n```memory\n- {text} (the person"
+                                        f" said, 2 Nov 2026)\n```\n\n{text}"},
             {"role": "assistant", "content": '<tool_call>{"name": "files_read", "arguments": {"name": "a"}}</tool_call>'},
             response_message(text)]
 

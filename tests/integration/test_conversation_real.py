@@ -46,7 +46,7 @@ def test_what_u_said_in_one_session_is_recalled_in_another_but_never_for_v(engra
     assert fact in recalled, second.record.recalled
     assert recalled[fact]["session"] == "u-1" and recalled[fact]["similarity"] > 0      # by meaning: no shared word
     sent_last = second.record.messages[-1]["content"]
-    assert sent_last.endswith(question) and f'session u-1, user said] "{fact}"' in sent_last
+    assert sent_last.endswith(question) and f'\n- "{fact}" (the person said, ' in sent_last
     assert second.record.timings["embed_ms"] > 0 and second.record.timings["tokens_per_second"] > 0
     assert engram.turns.for_reply(second.reply.id).recalled == second.record.recalled
 

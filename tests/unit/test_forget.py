@@ -11,9 +11,10 @@ from engram.cli import main
 from engram.core.conversation.distill import CONSOLIDATE, EXTRACT
 from engram.core.errors import InvalidInput
 from engram.core.files import TRASH_DIR
-from engram.core.forget import FORGOTTEN, find, forget_everywhere, forget_memory
+from engram.core.forget import FORGOTTEN, find, forget_everywhere, forget_memory, persons_files
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
+from engram.core.memory.search.fusion import SearchOptions
 
 pytestmark = pytest.mark.both_backends
 
@@ -167,3 +168,25 @@ def test_a_read_held_open_elsewhere_leaves_the_log_to_background_work(passport, 
         assert [found for found in occurrences(engram.data_dir, NUMBER) if found.endswith("-wal")]
     engram.outbox.run_due()
     assert occurrences(engram.data_dir, NUMBER) == [] and not engram.outbox.jobs("pending")
+
+
+def test_forgetting_part_of_an_edited_pinned_memory_keeps_the_rest_the_pin_and_importance(make_engram):
+    engram = make_engram()
+    engram.sessions.get_or_create("s1", "ann", title="Food")
+    engram.turn_engine.send("s1", "I'm allergic to peanuts")
+    engram.outbox.run_due()
+    (archived,) = engram.store.list(Scope(user="ann"), kinds=[Kind.MESSAGE], contains="peanuts")
+    engram.store.update(archived.id, text="I'm allergic to peanuts and cashews (severe)", pinned=True, importance=0.9)
+    engram.files.write(engram.sessions.get("s1").folder, "diet.md", "# Diet\nallergic to peanuts\n", "Diet")
+
+    places = find(engram, "allergic to peanuts", "ann")
+    assert len([p for p in places if p.what == "file"]) == 1 == len(persons_files(places))   # its chunk goes with it
+    done = forget_everywhere(engram, "allergic to peanuts", "ann", places=places)
+    engram.outbox.run_due()
+    kept = engram.store.get(archived.id)
+    assert (kept.text, kept.pinned, kept.importance) == (f"I'm {FORGOTTEN} and cashews (severe)", True, 0.9)
+    assert [m.id for m in engram.store.list(Scope(user="ann"), kinds=[Kind.MESSAGE], contains="I'm")] == [archived.id]
+    assert not any("peanuts" in (c.old_text or "") + (c.new_text or "") for c in engram.store.history(archived.id))
+    assert find(engram, "allergic to peanuts", "ann") == done.left and len(persons_files(done.left)) == 1
+    found = engram.store.search("peanuts", Scope(user="ann"), SearchOptions(mode="words")).hits
+    assert [hit.memory.kind for hit in found] == [Kind.FILE]          # the person's file, left as it is

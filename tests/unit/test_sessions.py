@@ -152,3 +152,12 @@ def test_a_reply_its_turn_record_and_its_job_are_one_unit_of_work(sessions, db):
     assert [r.content for r in replies] == ["hi there"]
     assert turns.for_reply(replies[0].id).user_message_id == asked.id
     assert outbox.jobs("pending")[0].payload == {"message_id": replies[0].id}
+
+
+def test_the_search_also_looks_inside_a_chats_files(make_engram):
+    engram = make_engram()
+    trip = engram.sessions.get_or_create("trip", "u", title="Trip")
+    engram.sessions.get_or_create("other", "u", title="Other")
+    engram.files.write(trip.folder, "route.md", "# Route\nthe night train to Vienna\n", "Route")
+    assert [s.id for s in engram.sessions.list("u", "vienna")] == ["trip"]
+    assert engram.sessions.list("v", "vienna") == []

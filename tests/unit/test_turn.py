@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -117,7 +118,8 @@ def test_recalled_memories_are_fenced_data_after_the_window_and_before_the_words
     sent = engram.chat_model().calls[-1]
     last = sent[-1]["content"]
     assert last.endswith("any peanuts snack ideas")
-    assert "```memory\n[" in last and 'session one, user said] "I am allergic to peanuts"\n```' in last
+    assert re.search(r'```memory\n- "I am allergic to peanuts" \(the person said, \d{1,2} [A-Z][a-z]{2} \d{4}\)\n```', last)
+    assert "one" not in last.split("```memory")[1]                  # no session id: replies copied them
     assert sent[0]["role"] == "system" and "allergic" not in sent[0]["content"]
     recalled = result.record.recalled
     assert recalled and recalled[0]["text"] == "I am allergic to peanuts" and recalled[0]["session"] == "one"

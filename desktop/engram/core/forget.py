@@ -194,6 +194,19 @@ class Forgotten:
     log_released: bool = True
 
 
+def persons_files(places: list[Place]) -> list[Place]:
+    """The files a person may have written among the places, each once (a file's indexed chunks,
+    memories of kind file, go with it and are not files of their own)."""
+    return [place for place in places if place.persons_file and place.what != "memory"]
+
+
+def redacted(text: str, pattern: re.Pattern) -> str | None:
+    """A memory's text with [forgotten] in place of the words, or None when nothing else of it
+    would remain (then the memory goes)."""
+    kept = pattern.sub(FORGOTTEN, text)
+    return kept if re.search(r"\w", kept.replace(FORGOTTEN, "")) else None
+
+
 def check_text(text: str) -> str:
     if not isinstance(text, str) or len(text.strip()) < MIN_TEXT_CHARS:
         raise InvalidInput(f"give at least {MIN_TEXT_CHARS} characters to forget",
@@ -305,9 +318,10 @@ def _holds_bytes(path: Path, pattern: re.Pattern) -> bool:
 def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = False,
                       places: list[Place] | None = None) -> Forgotten:
     """Remove or redact the text in every place ``find`` lists (or in ``places``, as listed to the
-    person): memories holding it are forgotten with ``forget_memory``'s thoroughness; messages,
+    person): memories that are nothing but it are forgotten with ``forget_memory``'s thoroughness; messages,
     titles, turn records, history, jobs and preferences keep their place with [forgotten] instead
-    of the words; folders are renamed. Files (a person's notes) change only with ``files``. The
+    of the words, and so do memories that hold more than the words (their pin, importance and
+    the rest of their text stay); folders are renamed. Files (a person's notes) change only with ``files``. The
     messages changed are archived again, as they read now; the notes and summaries made from them
     are dropped. Finally the word index is merged and the write-ahead log emptied."""
     text = check_text(text)
@@ -332,7 +346,14 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
         archived = [i for (i,) in conn.execute(
             f"SELECT id FROM memories WHERE user = ? AND kind = 'message' AND {sql.json_int('source', 'message_id')}"
             f" IN (SELECT value FROM {sql.ints('?', 'redacted')})", (user, json.dumps(redacted_messages)))]
-        memories = {p.key[0] for p in by_kind.get("memory", [])} | set(archived) | set(derived_from(engram, user, redacted_messages))
+        holding = {p.key[0] for p in by_kind.get("memory", [])}
+        # A memory that holds the words keeps the rest of its text, its pin and its importance; its
+        # message is not archived again (that would add a second memory beside the one kept).
+        kept = _redact_memories(engram, conn, holding, pattern)
+        kept_messages = {i for (i,) in conn.execute(
+            f"SELECT {sql.json_int('source', 'message_id')} FROM memories WHERE kind = 'message' AND id IN"
+            f" (SELECT value FROM {sql.ints('?', 'kept')})", (json.dumps(sorted(kept)),))}
+        memories = (holding | set(archived) | set(derived_from(engram, user, redacted_messages))) - kept
         for message_id in redacted_messages:
             (content,) = conn.execute("SELECT content FROM messages WHERE id = ?", (message_id,)).fetchone()
             conn.execute("UPDATE messages SET content = ? WHERE id = ?", (pattern.sub(FORGOTTEN, content), message_id))
@@ -370,7 +391,8 @@ def forget_everywhere(engram: "Engram", text: str, user: str, *, files: bool = F
         for memory_id in sorted(present):
             engram.store.delete(memory_id, actor=Actor.USER)
         for message_id in redacted_messages:
-            engram.outbox.enqueue(ARCHIVE_JOB, {"message_id": message_id}, conn)
+            if message_id not in kept_messages:
+                engram.outbox.enqueue(ARCHIVE_JOB, {"message_id": message_id}, conn)
         for place in by_kind.get("chat folder", []):
             _rename_session_folder(engram, conn, place.key[0], place.key[1], folder_pattern)
         engram.store.words.purge(conn, user)
@@ -390,6 +412,28 @@ def _rewrite_version(conn, fork_id: int, pattern: re.Pattern) -> None:
     conn.execute("UPDATE forks SET messages = ?, turns = ? WHERE id = ?",
                  (json.dumps(redact(json.loads(messages), pattern), ensure_ascii=False),
                   json.dumps(records, ensure_ascii=False), fork_id))
+
+
+def _redact_memories(engram: "Engram", conn, ids: set[int], pattern: re.Pattern) -> set[int]:
+    """[forgotten] in place of the words in each of these memories (their words index and vector
+    made anew, the old texts in their history redacted), except file chunks, which follow their
+    file, and memories that would hold nothing else. Returns the ids of those kept."""
+    kept = set()
+    for memory in engram.store.get_many(sorted(ids)):
+        if memory.kind == Kind.FILE or (text := redacted(memory.text, pattern)) is None:
+            continue
+        try:
+            engram.store.update(memory.id, actor=Actor.USER, text=text)
+        except InvalidInput:           # the same text is a memory already: this one goes
+            continue
+        conn.execute("UPDATE memories SET source = ? WHERE id = ?",
+                     (json.dumps(redact(memory.source, pattern), ensure_ascii=False), memory.id))
+        for line, old, new in conn.execute("SELECT id, old_text, new_text FROM memory_history WHERE memory_id = ?",
+                                           (memory.id,)).fetchall():
+            conn.execute("UPDATE memory_history SET old_text = ?, new_text = ? WHERE id = ?",
+                         (*[None if t is None else pattern.sub(FORGOTTEN, t) for t in (old, new)], line))
+        kept.add(memory.id)
+    return kept
 
 
 def _title(conn, place: Place) -> str:

@@ -84,11 +84,11 @@ class Bubble(QFrame):
         self.reasoning_toggle.toggled.connect(self._fold)
         self.reasoning_toggle.hide()
         layout.addWidget(self.reasoning_toggle)
-        self.reasoning = MarkdownView("")
+        self.reasoning = MarkdownView("", message=True)
         self.reasoning.setObjectName("Reasoning")
         self.reasoning.hide()
         layout.addWidget(self.reasoning)
-        self.body = MarkdownView(text)
+        self.body = MarkdownView(text, message=True)
         layout.addWidget(self.body)
         self.footers: list[QWidget] = []
         self._timer = QTimer(self, singleShot=True, interval=RENDER_MS)

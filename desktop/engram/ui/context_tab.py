@@ -34,7 +34,8 @@ TOKEN_TOTALS = {"user": QT_TRANSLATE_NOOP("ContextTab", "your message"),
                 "context": QT_TRANSLATE_NOOP("ContextTab", "context in all"),
                 "budget": QT_TRANSLATE_NOOP("ContextTab", "context budget"),
                 "prompt": QT_TRANSLATE_NOOP("ContextTab", "prompt (as the model counted it)"),
-                "reply": QT_TRANSLATE_NOOP("ContextTab", "reply")}
+                "reply": QT_TRANSLATE_NOOP("ContextTab", "reply"),
+                "reasoning": QT_TRANSLATE_NOOP("ContextTab", "reasoning")}
 # The context's sections, as the turn engine names them (others are shown as they are named).
 SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
                  "instructions": QT_TRANSLATE_NOOP("ContextTab", "instructions for this chat"),
@@ -209,11 +210,14 @@ def _chat(record) -> str:
     return _heading(translate("ContextTab", "This chat's own settings")) + "".join(parts)
 
 
-def render(record, profile_lines: dict[int, str] | None = None) -> str:
+def render(record, profile_lines: dict[int, str] | None = None, number: int | None = None,
+           chat_name: Callable[[str], str] = str) -> str:
     """The turn record as HTML (a plain function, so it is easy to test and to read);
-    ``profile_lines``: the profile's lines by id, as its file says them now."""
+    ``profile_lines``: the profile's lines by id, as its file says them now; ``number``: which
+    reply of its chat it is (1 for the first); ``chat_name``: a chat's name by its id."""
     translate = QCoreApplication.translate
-    header = translate("ContextTab", "Context of reply #{id}").format(id=record.reply_message_id)
+    header = translate("ContextTab", "Context of reply {number} of this chat").format(number=number) \
+        if number else translate("ContextTab", "Context of the reply")
     counts = translate("ContextTab", "messages sent: {sent} · memories recalled: {recalled}").format(
         sent=len(record.messages), recalled=len(record.recalled))
     parts = [f"<h3 style='margin-bottom:2px'>{header}</h3><div style='color:gray'>"
@@ -236,8 +240,7 @@ def render(record, profile_lines: dict[int, str] | None = None) -> str:
         rows = []
         for hit in record.recalled:
             about = [kind_name(str(hit.get("kind", ""))),
-                     translate("ContextTab", "chat {session}").format(session=hit.get("session", "")),
-                     str(hit.get("created_at", ""))[:10]]
+                     translate("ContextTab", "chat {session}").format(session=chat_name(str(hit.get("session", ""))))]
             if isinstance(similarity := hit.get("similarity"), (int, float)):
                 about.append(translate("ContextTab", "similarity {value}").format(value=f"{similarity:.3f}"))
             if hit.get("reranked"):
@@ -280,17 +283,21 @@ class ContextTab(QWidget):
         layout.addWidget(self.view, 1)
         self.record = None
         self.profile_lines: Callable[[], dict[int, str]] = dict     # the profile's lines by id, read already
+        self.chat_names: Callable[[str], str] = str                 # a chat's name by its id (the window's)
+        self.number: int | None = None
         self.show_record(None)
 
-    def show_record(self, record) -> None:
-        self.record = record
-        self.view.setHtml(render(record, self.profile_lines()) if record is not None else self.tr(EMPTY))
+    def show_record(self, record, number: int | None = None) -> None:
+        """A reply's context; ``number``: which reply of its chat it is."""
+        self.record, self.number = record, number
+        self.view.setHtml(render(record, self.profile_lines(), number, self.chat_names) if record is not None
+                          else self.tr(EMPTY))
 
     def refresh(self) -> None:
         """Show the record again (the profile's lines were read anew), where it was scrolled to."""
         if self.record is not None:
             at = self.view.verticalScrollBar().value()
-            self.show_record(self.record)
+            self.show_record(self.record, self.number)
             self.view.verticalScrollBar().setValue(at)
 
     def show_error(self, text: str) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFontDatabase
+from PySide6.QtGui import QDesktopServices, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QPushButton, QScrollArea, QSizePolicy, QSplitter, QTabWidget, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
@@ -33,6 +33,30 @@ from engram.core.files.documents import CONVERTING
 from engram.core.files.formats import SOURCES_DIR, markdown_name
 from engram.ui.markdown_view import MarkdownView
 from engram.ui.notice import Notice, explain
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that shows a long name whole when it fits and else with its middle left
+    out (the date at its start and the title's end both stay), the whole of it as its tooltip;
+    it never widens the panel."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.full = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self.full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        super().setText(self.fontMetrics().elidedText(self.full, Qt.ElideMiddle, max(self.width(), 40)))
 
 
 class FileEvents(QObject):
@@ -83,9 +107,8 @@ class FilesTab(QWidget):
     def _top_row(self) -> QHBoxLayout:
         """Which folder, with New file and Open folder."""
         top = QHBoxLayout()
-        self.where = QLabel(self.tr("No chat selected"))
+        self.where = ElidedLabel(self.tr("No chat selected"))
         self.where.setObjectName("Muted")
-        self.where.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)   # a long name must not widen the panel
         top.addWidget(self.where, 1)
         self.new_button = QPushButton(self.tr("New file"))
         self.new_button.clicked.connect(self._new_file)
@@ -156,7 +179,6 @@ class FilesTab(QWidget):
             return
         self.folder, self.name, self.loaded, self.elsewhere = folder, None, None, None
         self.where.setText(folder or self.tr("No chat selected"))
-        self.where.setToolTip(folder or "")
         self._show_file(None, None, None)
         self.refresh()
         self._set_enabled()
@@ -172,8 +194,19 @@ class FilesTab(QWidget):
             path.mkdir(parents=True, exist_ok=True)
             return path
 
-        self.backend.disk(create, returned=lambda path: QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))),
-                          errored=self._failed)
+        self.backend.disk(create, returned=self._open_path, errored=self._failed)
+
+    def _open_path(self, path) -> None:
+        """The folder in the file manager; with none (a bare desktop), its path to copy."""
+        if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            return
+        box = QMessageBox(QMessageBox.Information, self.tr("Open folder"),
+                          self.tr("No file manager opened the folder. It is here:"), QMessageBox.Close, self)
+        box.setInformativeText(str(path))
+        box.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        copy = box.addButton(self.tr("Copy path"), QMessageBox.ActionRole)
+        copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(str(path)))
+        box.exec()
 
     def _set_enabled(self) -> None:
         has_folder, has_file = self.folder is not None and self.elsewhere is None, self.name is not None

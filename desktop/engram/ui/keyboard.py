@@ -51,6 +51,7 @@ SHORTCUTS: tuple[tuple[str, str, Callable | None], ...] = (
     ("Ctrl+3", QT_TRANSLATE_NOOP("Keyboard", "The Files tab"), lambda w: w.tabs.setCurrentWidget(w.files)),
     ("Ctrl+4", QT_TRANSLATE_NOOP("Keyboard", "The Context tab (of the last reply)"), _last_context),
     ("Ctrl+,", QT_TRANSLATE_NOOP("Keyboard", "Settings"), lambda w: w.open_settings()),
+    ("Ctrl+Q", QT_TRANSLATE_NOOP("Keyboard", "Quit Engram (File › Quit)"), None),
     ("F1", QT_TRANSLATE_NOOP("Keyboard", "This list of shortcuts"), lambda w: ShortcutsDialog(w).open()),
 )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from engram.core.errors import EngramError, InvalidInput
@@ -15,6 +15,7 @@ from engram.core.files import TRASH_DIR
 from engram.ui import keyboard
 from engram.ui.attachments import Attachments
 from engram.ui.branches import Branches
+from engram.ui.chat_names import ChatNames
 from engram.ui.chat_options import ChatOptions
 from engram.ui.chat_panel import ChatPanel
 from engram.ui.context_tab import ContextTab
@@ -51,6 +52,8 @@ class MainWindow(QMainWindow):
         self.profile = ProfileTab(backend)
         self.files = FilesTab(backend)
         self.context = ContextTab()
+        self.chat_names = ChatNames()        # chats by title and day, for the tabs and dialogs
+        self.memories.chat_names = self.context.chat_names = self.chat_names
         # Above the chat, where the person looks (the Memories tab already fills a small screen's height).
         self.words_only = Notice(closable=False)
         self.first_start = FirstStart(backend)
@@ -65,7 +68,6 @@ class MainWindow(QMainWindow):
         self._health.timeout.connect(self.refresh_health)
         self._elsewhere = QTimer(self, singleShot=True, interval=ELSEWHERE_MS)
         self._elsewhere.timeout.connect(self.refresh_after_elsewhere)
-        self._last_pending = None
         self.chat.show_welcome()
         self.chat.composer.setFocus()
 
@@ -97,6 +99,10 @@ class MainWindow(QMainWindow):
         porting = self.menuBar().addMenu(self.tr("&File"))
         porting.addAction(self.tr("Import conversations…"), lambda: self.open_porting(importing=True))
         porting.addAction(self.tr("Export everything…"), lambda: self.open_porting(importing=False))
+        porting.addSeparator()
+        self.quit_action = porting.addAction(self.tr("&Quit"), self.close)
+        self.quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        self.quit_action.setShortcutContext(Qt.ApplicationShortcut)     # from any of Engram's windows
 
     def _connect(self) -> None:
         """What each panel, the turn controller, the backend and the keyboard shortcuts ask for."""
@@ -239,16 +245,17 @@ class MainWindow(QMainWindow):
         query = self.sessions.search.text().strip()
         current = self.session.id if self.session else None
         def shown(found):
-            self.sessions.show_sessions(found, current)
-            self.memories.titles.update({s.id: s.title for s in found if s.title})
+            self.chat_names.learn(found)
+            self.memories.names_changed()
+            self.sessions.show_sessions(found, self.session.id if self.session else current)
 
         self.backend.disk(lambda engram: engram.sessions.list(engram.user, query), returned=shown)
 
     def refresh_after_elsewhere(self) -> None:
-        """Another Engram (a window, a command, another device) wrote: show the chats, memories
-        and files as they are now. Each list reads on the disk thread; nothing here waits."""
+        """Another Engram (a window, a command, another device) wrote: show the chats and files as
+        they are now (the Memories tab follows on its own). Each list reads on the disk thread;
+        nothing here waits."""
         self.refresh_sessions()
-        self.memories.refresh()
         self.files.refresh()
         self.profile.refresh()
 
@@ -307,6 +314,7 @@ class MainWindow(QMainWindow):
         self.chat_options.show_chat(session)
         self.branches.cancel_edit()
         self.branches.refresh()
+        self.sessions.highlight(session.id)
         if reveal is not None and (bubble := self.chat.view.find(reveal)) is not None:
             QTimer.singleShot(50, bubble, lambda: self.chat.view.reveal(bubble))  # cancelled if it goes
 
@@ -327,7 +335,6 @@ class MainWindow(QMainWindow):
             if self.session is not None and self.session.id == session_id:
                 self.new_chat()
             self.refresh_sessions()
-            self.memories.refresh()
             if result.problem is not None:
                 self.chat.notice.show_message(
                     self.tr("<b>The chat was deleted, but its folder of files was not moved to the trash.</b> {why}")
@@ -387,6 +394,7 @@ class MainWindow(QMainWindow):
         """The chat's session, once the first turn made it (or renamed it)."""
         new = self.session is None or self.session.id != session.id
         self.session = session
+        self.chat_names.learn([session])
         self.chat.title.setText(session.title or self.tr("New chat"))
         if new:
             self.files.set_folder(session.folder)
@@ -397,7 +405,7 @@ class MainWindow(QMainWindow):
     def _replied(self, result) -> None:
         """A reply is stored: its context in the Context tab, and under it what the person's
         message added to their profile (with Undo), or why nothing could be."""
-        self.context.show_record(result.record)
+        self.context.show_record(result.record, self.reply_number(self.chat.view.find(result.reply.id)))
         self.branches.refresh()
         _, problem = changes_of(result.record)
         if result.noted or problem:
@@ -422,10 +430,16 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.profile)
         self.profile.edit_line(line_id)
 
+    def reply_number(self, bubble) -> int | None:
+        """Which reply of the open chat a bubble is (1 for the first), as the person counts them."""
+        replies = [b for b in self.chat.view.bubbles if b.role == "assistant"]
+        return replies.index(bubble) + 1 if bubble in replies else None
+
     def show_context(self, bubble) -> None:
         self.tabs.setCurrentWidget(self.context)
+        number = self.reply_number(bubble)
         if bubble.turn is not None:
-            self.context.show_record(bubble.turn)
+            self.context.show_record(bubble.turn, number)
             return
         if bubble.key is None:
             self.context.show_error(self.tr("This reply has no context record."))
@@ -433,7 +447,7 @@ class MainWindow(QMainWindow):
 
         def found(record):
             bubble.turn = record
-            self.context.show_record(record)
+            self.context.show_record(record, number)
 
         self.backend.disk(lambda engram: engram.turns.for_reply(bubble.key), returned=found,
                           errored=lambda e: self.context.show_error(EngramError.message_of(e)))
@@ -447,9 +461,6 @@ class MainWindow(QMainWindow):
             self.status.set_health(health, to_embed, words_only,
                                    self.backend.masked(watcher.problem) if watcher is not None else "",
                                    rebuilding, self.backend.masked(rebuild_failed))
-            if self._last_pending is not None and health.pending < self._last_pending:
-                self.memories.refresh()          # background work stored new memories
-            self._last_pending = health.pending
 
         def found(engram):
             health = engram.outbox.health()        # its errors as an error label shows them (masked, if so)
@@ -479,7 +490,6 @@ class MainWindow(QMainWindow):
         dialog = PortingDialog(self.backend.engram, importing, self)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         dialog.changed.connect(self.refresh_sessions)
-        dialog.changed.connect(self.memories.refresh)
         dialog.open()
         return dialog
 

@@ -9,32 +9,34 @@ sensitive details (core/memory/sensitive.py) is marked.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox,
-                               QPlainTextEdit, QPushButton, QSlider, QSplitter, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from collections.abc import Callable
 
-from engram.core.memory import sensitive
-from engram.core.forget import find, forget_everywhere, forget_memory
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
+                               QPushButton, QSlider, QSplitter, QVBoxLayout, QWidget)
+
+from engram.core.forget import find, forget_everywhere, forget_memory, persons_files
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
+from engram.core.memory.search.options import SearchOptions
+from engram.ui.chat_names import ChatNames
 from engram.ui.forget_dialog import forget_box
 from engram.ui.kinds import kind_name
+from engram.ui.memory_list import LIST_LIMIT, MemoryList, sensitive_marks
 
-LIST_LIMIT = 500
-SENSITIVE_MARK = "⚠ "
+RELATED = 20            # memories "Find related memories" lists
+
 ROLE_MESSAGES = {"user": QT_TRANSLATE_NOOP("MemoriesTab", "user message"),
                  "assistant": QT_TRANSLATE_NOOP("MemoriesTab", "assistant message")}
 
 
-def source_text(memory, titles: dict[str, str]) -> str:
+def source_text(memory, chat_name: Callable[[str], str]) -> str:
+    """Where a memory came from, in words: the chat by its name (ui/chat_names.py), who said it..."""
     translate = QCoreApplication.translate
     source = memory.source if isinstance(memory.source, dict) else {}
     parts = []
     if memory.scope.session:
-        title = titles.get(memory.scope.session)
-        parts.append(translate("MemoriesTab", "chat “{title}”").format(title=title) if title
-                     else translate("MemoriesTab", "chat {id}").format(id=memory.scope.session))
+        parts.append(translate("MemoriesTab", "chat {name}").format(name=chat_name(memory.scope.session)))
     if (role := source.get("role")) in ROLE_MESSAGES:
         parts.append(translate("MemoriesTab", ROLE_MESSAGES[role]))
     elif role:
@@ -62,7 +64,7 @@ class MemoriesTab(QWidget):
         super().__init__(parent)
         self.backend = backend
         self.session_id: str | None = None
-        self.titles: dict[str, str] = {}     # session id -> title, for "where it came from"
+        self.chat_names = ChatNames()        # how "where it came from" names a chat (the window's, once shown)
         self.current = None
         self.note = ""                       # said under the memory once the list is loaded again
         layout = QVBoxLayout(self)
@@ -88,17 +90,11 @@ class MemoriesTab(QWidget):
         self.where.currentIndexChanged.connect(lambda _: self.refresh())
 
         split = QSplitter(Qt.Vertical)
-        self.list = QTreeWidget()
-        self.list.setHeaderLabels([self.tr("Memory"), self.tr("Kind"), self.tr("Imp.")])
-        self.list.headerItem().setToolTip(2, self.tr("Importance"))
-        self.list.setRootIsDecorated(False)
-        self.list.setAlternatingRowColors(True)
-        self.list.setUniformRowHeights(True)
-        self.list.header().setSectionResizeMode(0, QHeaderView.Stretch)
-        self.list.header().setSectionResizeMode(1, QHeaderView.ResizeToContents)
-        self.list.header().setSectionResizeMode(2, QHeaderView.ResizeToContents)
-        self.list.header().setStretchLastSection(False)
-        self.list.currentItemChanged.connect(lambda item, _: self._show(item.data(0, Qt.UserRole) if item else None))
+        self.list = MemoryList()
+        self.list.currentItemChanged.connect(lambda item, _: self._show(self.list.memory_of(item)))
+        self.list.current_changed.connect(self._changed_elsewhere)
+        self.list.followed.connect(self._count)
+        self.list.follow(backend, self._filters)
         split.addWidget(self.list)
         self.count = QLabel()
         self.count.setObjectName("Muted")
@@ -160,50 +156,56 @@ class MemoriesTab(QWidget):
         if self.where.currentIndex() == 1:
             self.refresh()
 
-    def refresh(self) -> None:
+    def _filters(self) -> tuple[Scope, tuple, str] | None:
+        """What the list shows: (scope, kinds, words); None: "This chat" with no chat open."""
         if not self.backend.ready:
-            return
-        kind = self.kind.currentData()
-        kinds = (kind,) if kind else ()
+            return None
         session = self.session_id if self.where.currentIndex() == 1 else ""
         if self.where.currentIndex() == 1 and not session:
-            self._fill(([], {}))
-            return
-        contains = self.text.text().strip()
+            return None
+        kind = self.kind.currentData()
+        return Scope(user=self.backend.engram.user, session=session or ""), (kind,) if kind else (), \
+            self.text.text().strip()
 
-        def load(engram):
-            scope = Scope(user=engram.user, session=session or "")
-            memories = engram.store.list(scope, kinds=kinds, contains=contains, limit=LIST_LIMIT)
-            return memories, {m.id: sensitive.kinds(m.text) for m in memories}
+    def refresh(self) -> None:
+        """Read the whole list again (a new filter); changes after that arrive on their own."""
+        self.list.load(lambda _: self._loaded())
 
-        self.backend.disk(load, returned=self._fill)
-
-    def _fill(self, loaded: tuple[list, dict[int, list[str]]]) -> None:
-        memories, marks = loaded      # marks: memory id -> kinds of sensitive details it holds
-        keep = self.current.id if self.current is not None else None
-        self.list.blockSignals(True)          # refilling is not a new selection
-        self.list.clear()
-        chosen = None
-        for memory in memories:
-            text = " ".join(memory.text.split())
-            held = marks.get(memory.id)
-            item = QTreeWidgetItem([(SENSITIVE_MARK if held else "") + ("★ " if memory.pinned else "") + text[:200],
-                                    kind_name(memory.kind), f"{memory.importance:.2f}"])
-            item.setToolTip(0, (self.tr("Holds sensitive details: {kinds}").format(
-                kinds=", ".join(sensitive.LABELS[k] for k in held)) + "\n\n" if held else "") + memory.text[:1000])
-            item.setData(0, Qt.UserRole, memory)
-            self.list.addTopLevelItem(item)
-            if memory.id == keep:
-                chosen = item
-        self.count.setText(self.tr("The newest {limit} are shown: filter by words or kind to find others")
-                           .format(limit=LIST_LIMIT) if len(memories) >= LIST_LIMIT
-                           else self.tr("%n memories", "", len(memories)))
-        if chosen is not None:                  # the same memory: keep what is being typed
-            self.list.setCurrentItem(chosen)
-            self.current = chosen.data(0, Qt.UserRole)
-        self.list.blockSignals(False)
-        if chosen is None:
+    def _loaded(self) -> None:
+        self._count()
+        memory = self.list.memory_of(self.list.currentItem())
+        if memory is not None:                  # the same memory: keep what is being typed
+            self.current = memory
+        else:
             self._show(None)
+
+    def _count(self) -> None:
+        shown = self.list.topLevelItemCount()
+        self.count.setText(self.tr("The newest {limit} are shown: filter by words or kind to find others")
+                           .format(limit=LIST_LIMIT) if shown >= LIST_LIMIT
+                           else self.tr("%n memories", "", shown))
+
+    def _changed_elsewhere(self, memory) -> None:
+        """The selected memory changed (or went) while it was open: show it as it is now, unless
+        the person is editing it (their words stay; Save tells them if it is gone). What the
+        message line says stays, unless the memory went without the person asking here."""
+        typed = self.current is not None and self.editor.toPlainText() != self.current.text
+        gone_elsewhere = memory is None and self.current is not None
+        if memory is None:
+            self.list.blockSignals(True)
+            self.list.setCurrentItem(None)
+            self.list.blockSignals(False)
+        if typed and memory is not None:
+            self.current = memory
+            return
+        if typed:                          # their words stay in the editor, to copy
+            self.current = None
+            for widget in (self.save, self.delete, self.forget_everywhere, self.jump):
+                widget.setEnabled(False)
+            self.message.setText(self.tr("This memory was forgotten meanwhile: what you typed is not saved."))
+            return
+        self.note = self.tr("This memory was forgotten.") if gone_elsewhere else self.message.text()
+        self._show(memory)
 
     def _show(self, memory) -> None:
         self.current = memory
@@ -218,8 +220,13 @@ class MemoriesTab(QWidget):
         self.message.setText(self.note)
         self.note = ""
 
+    def names_changed(self) -> None:
+        """Chats were renamed (or their words forgotten): say where the open memory came from anew."""
+        if self.current is not None:
+            self.source.setText(self._where_from(self.current))
+
     def _where_from(self, memory) -> str:
-        text = self.tr("From {source} · {created}").format(source=source_text(memory, self.titles),
+        text = self.tr("From {source} · {created}").format(source=source_text(memory, self.chat_names),
                                                            created=memory.created_at[:16].replace("T", " "))
         if memory.updated_at != memory.created_at:
             text += " · " + self.tr("edited {when}").format(when=memory.updated_at[:16].replace("T", " "))
@@ -245,7 +252,7 @@ class MemoriesTab(QWidget):
     def _saved(self, memory) -> None:
         self.current = memory
         self.message.setText(self.tr("Saved."))
-        self.refresh()
+        self.list.poll()
         self.changed.emit()
 
     def _failed(self, error) -> None:
@@ -263,7 +270,7 @@ class MemoriesTab(QWidget):
             return
         self.current = None
         self.backend.disk(lambda engram: forget_memory(engram, memory.id, actor="user"),
-                          returned=lambda _: (self.refresh(), self.changed.emit()), errored=self._failed)
+                          returned=lambda _: (self.list.poll(), self.changed.emit()), errored=self._failed)
 
     def _forget_everywhere(self) -> None:
         """List the places the memory's words (or the part selected) are stored, then forget them
@@ -280,22 +287,43 @@ class MemoriesTab(QWidget):
         self.message.setText("" if places else self.tr("It is stored nowhere."))
         if not places:
             return
-        box = forget_box(self, text, places)
-        if box.exec() != QMessageBox.Yes:
+        box = forget_box(self, text, places, self.chat_names)
+        answer = box.exec()
+        if box.clickedButton() is box.related:
+            self.find_related(text)
+            return
+        if answer != QMessageBox.Yes:
             return
         with_files = box.checkBox() is not None and box.checkBox().isChecked()
         self.current = None
         self.backend.disk(lambda engram: forget_everywhere(engram, text, engram.user, files=with_files, places=places),
                           returned=self._forgotten, errored=self._not_forgotten)
 
+    def find_related(self, text: str) -> None:
+        """The memories nearest in meaning to the text (a paraphrase holds other words), in the
+        list until the filter changes."""
+        self.message.setText(self.tr("Looking for memories related to “{text}”…").format(text=text[:80]))
+
+        def search(engram):
+            options = SearchOptions(mode="hybrid", k=RELATED, threshold=0.0)
+            return [hit.memory for hit in engram.store.search(text, Scope(user=engram.user), options).hits]
+
+        def found(memories):
+            self.list.show_only(memories, sensitive_marks(memories))
+            self.count.setText(self.tr("%n memories related to “{text}”", "", len(memories)).format(text=text[:80]))
+            self.message.setText("")
+
+        self.backend.disk(search, returned=found, errored=self._failed)
+
     def _not_forgotten(self, error) -> None:
         self.message.setText("<span style='color:#c0392b'>" + self.tr("Not forgotten: {error}").format(error=error)
                              + "</span>")
 
     def _forgotten(self, done) -> None:
-        left = self.tr(" {count} files left as they are.").format(count=len(done.left)) if done.left else ""
-        self.note = self.tr("Forgotten in {count} places.").format(count=len(done.changed)) + left
-        self.refresh()
+        files = len(persons_files(done.left))
+        left = self.tr(" %n files left as they are.", "", files) if files else ""
+        self.message.setText(self.tr("Forgotten in {count} places.").format(count=len(done.changed)) + left)
+        self.list.poll()
         self.changed.emit()
         self.forgotten.emit()
 

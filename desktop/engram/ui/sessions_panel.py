@@ -106,6 +106,14 @@ class SessionsPanel(QWidget):
         self.empty.setText(self.tr("No chats match.") if self.search.text().strip() else self.tr("No chats yet."))
         self._quiet = False
 
+    def highlight(self, session_id: str | None) -> None:
+        """Select the chat that is open (opened from elsewhere: Go to source, a new chat) without
+        asking to open it again."""
+        self._quiet = True
+        self.list.setCurrentItem(next((self.list.item(row) for row in range(self.list.count())
+                                       if self.list.item(row).data(Qt.UserRole) == session_id), None))
+        self._quiet = False
+
     def _current_changed(self, item, _previous):
         if item is not None and not self._quiet:
             self.selected.emit(item.data(Qt.UserRole))

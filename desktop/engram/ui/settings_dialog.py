@@ -30,8 +30,12 @@ SEARCH_TIMES = {"before_call": QT_TRANSLATE_NOOP("SettingsDialog", "Before every
                 "on_demand": QT_TRANSLATE_NOOP("SettingsDialog", "When the model asks (tool)"),
                 "hybrid": QT_TRANSLATE_NOOP("SettingsDialog", "Both"),
                 "triggered": QT_TRANSLATE_NOOP("SettingsDialog", "Only when you ask about the past")}
-STORAGE_SCOPES = ("user,session", "agent,user,session")
-SEARCH_SCOPES = ("user", "user,session", "agent,user")
+# The scopes offered, in words (the setting's value, e.g. "user,session", is what the settings file holds).
+STORAGE_SCOPES = {"user,session": QT_TRANSLATE_NOOP("SettingsDialog", "Yours, with the chat they come from"),
+                  "agent,user,session": QT_TRANSLATE_NOOP("SettingsDialog", "Yours, with the assistant and the chat")}
+SEARCH_SCOPES = {"user": QT_TRANSLATE_NOOP("SettingsDialog", "All your chats"),
+                 "user,session": QT_TRANSLATE_NOOP("SettingsDialog", "Only the open chat"),
+                 "agent,user": QT_TRANSLATE_NOOP("SettingsDialog", "All your chats with this assistant")}
 AUTO_CHOICES = {"auto": QT_TRANSLATE_NOOP("SettingsDialog", "Automatic (not with the demo model)"),   # distill, tools
                 "on": QT_TRANSLATE_NOOP("SettingsDialog", "On"), "off": QT_TRANSLATE_NOOP("SettingsDialog", "Off")}
 THINKING_CHOICES = {"off": QT_TRANSLATE_NOOP("SettingsDialog", "Off: reasoning models answer at once"),
@@ -229,10 +233,9 @@ class SettingsDialog(QDialog):
                                           " newness counts half after this many days."))
         self.window_size = QSpinBox(minimum=1, maximum=500)
         self.summary_threshold = QSpinBox(minimum=2, maximum=10_000)
-        self.storage_scope = QComboBox()
-        self.storage_scope.addItems(STORAGE_SCOPES)
-        self.search_scope = QComboBox()
-        self.search_scope.addItems(SEARCH_SCOPES)
+        self.storage_scope = self._choices(STORAGE_SCOPES, self.tr("What each memory is stored with: recall can"
+                                                                   " then reach across chats, or stay in one."))
+        self.search_scope = self._choices(SEARCH_SCOPES, self.tr("Which memories recall looks in before a reply."))
         self.distill = self._choices(AUTO_CHOICES, self.tr("After every few messages, the chat model notes facts,"
                                                            " preferences and tasks from what you said, as memories"
                                                            " you can see and edit."))
@@ -264,11 +267,6 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Profile budget"), self.profile_tokens)
         form.addRow(self.tr("Sensitive details"), self.sensitive)
         form.addRow(self.tr("System prompt"), self.system_prompt)
-        scope_note = QLabel(self.tr("“user” recalls across all your chats; “user,session” only within the open"
-                                    " chat."))
-        scope_note.setObjectName("Muted")
-        scope_note.setWordWrap(True)
-        form.addRow(scope_note)
         return memory
 
     def _preferences_page(self) -> QWidget:
@@ -399,9 +397,9 @@ class SettingsDialog(QDialog):
         self.window_size.setValue(s.window_messages)
         self.summary_threshold.setValue(s.summary_threshold)
         for combo, value in ((self.storage_scope, s.storage_scope), (self.search_scope, s.search_scope)):
-            if combo.findText(value) < 0:
-                combo.addItem(value)
-            combo.setCurrentText(value)
+            if combo.findData(value) < 0:           # written by hand: shown as it is
+                combo.addItem(value, value)
+            combo.setCurrentIndex(combo.findData(value))
         self.distill.setCurrentIndex(max(0, self.distill.findData(s.distill_memories)))
         self.profile_learning.setCurrentIndex(max(0, self.profile_learning.findData(s.profile_learning)))
         self.profile_tokens.setValue(s.profile_tokens)
@@ -433,8 +431,8 @@ class SettingsDialog(QDialog):
                 "recall_mode": self.search_time.currentData(), "recall_max_results": self.max_results.value(),
                 "recall_threshold": round(self.threshold.value(), 2),
                 "recency_half_life_days": self.half_life.value(), "window_messages": self.window_size.value(),
-                "summary_threshold": self.summary_threshold.value(), "storage_scope": self.storage_scope.currentText(),
-                "search_scope": self.search_scope.currentText(), "distill_memories": self.distill.currentData(),
+                "summary_threshold": self.summary_threshold.value(), "storage_scope": self.storage_scope.currentData(),
+                "search_scope": self.search_scope.currentData(), "distill_memories": self.distill.currentData(),
                 "system_prompt": self.system_prompt.toPlainText().strip(),
                 "ui_language": self.ui_language.currentData(), "chat_tools": self.tools.currentData(),
                 "chat_thinking": self.thinking.currentData(),
@@ -523,8 +521,16 @@ class SettingsDialog(QDialog):
             note += " " + self.tr("The window speaks its new language when Engram starts again.")
         if "database_url" in changed:
             note += " " + self.tr("Engram uses the database you named when it starts again.")
-        self.notice.show_message(note, "info")
+        again = {"ui_language", "database_url"} & changed and self.parentWidget() is not None
+        self.notice.show_message(note, "info", [(self.tr("Restart now"), self.restart)] if again else [])
         self.applied.emit(groups)
+
+    def restart(self) -> None:
+        """Close Engram and start it again (a new window language, another database)."""
+        from engram.ui.restart import relaunch
+
+        self.close()
+        relaunch(self.parentWidget())
 
     # -- the data folder --------------------------------------------------------------------------
 

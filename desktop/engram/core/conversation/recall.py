@@ -50,17 +50,27 @@ _WORDS = re.compile(r"[^\W\d_\u3400-\u9fff]+(?:'[^\W\d_]+)?|\d+|[\u3400-\u9fff]"
 _LINE_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
+# Who the words are from, as the block says it. No ids, no brackets: small models copied the block's
+# earlier "[2026-12-03 session 1f07…, user said]" lines into their replies (tests/bench/recall_echo_bench.py).
+SAID = {"user": "the person said", "assistant": "you replied"}
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def day(moment: str) -> str:
+    """An ISO date as words that read the same in any language's prompt: 3 Dec 2026."""
+    year, month, date = moment[:10].split("-")
+    return f"{int(date)} {MONTHS[int(month) - 1]} {year}"
+
+
 def quote(hit: SearchHit) -> str:
-    """One recalled memory as one line of data: date and source (and, for history, why it is no
-    longer current), then the text as a JSON string. Its line breaks and quotes are escaped, so
-    nothing in it can start a forged entry or close the block (fences are defused too)."""
+    """One recalled memory as one line of data: the text as a JSON string after a dash, then who
+    said it and when (and, for history, why it is no longer current). Its line breaks and quotes
+    are escaped, so nothing in it can start a forged entry or close the block (fences are defused too)."""
     m = hit.memory
-    role = m.source.get("role")
-    where = f"session {m.scope.session}" if m.scope.session else "memory"
-    said = f", {role} said" if role else f", {m.kind.value}"
+    said = SAID.get(str(m.source.get("role")), f"{m.kind.value} noted")
     outdated = f"; {why}" if (why := m.outdated(now_iso())) else ""
     text = json.dumps(defused(m.text), ensure_ascii=False).translate(_LINE_BREAKS)
-    return f"[{m.created_at[:10]} {where}{said}{outdated}] {text}"
+    return f"- {text} ({said}, {day(m.created_at)}{outdated})"
 
 
 def recalled_json(hit: SearchHit, via: str) -> dict:

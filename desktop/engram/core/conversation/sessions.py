@@ -160,14 +160,17 @@ class Sessions:
         return Session.from_row(row)
 
     def list(self, user: str, query: str = "") -> list[Session]:
-        """A user's sessions, most recently used first; ``query`` matches titles and what was said."""
+        """A user's sessions, most recently used first; ``query`` matches titles, what was said and
+        what the chat's files hold (their indexed chunks, memories of kind file)."""
         sql = f"SELECT {Session.COLUMNS} FROM sessions s WHERE user = ?"
         params: list = [user]
         if query:
             sql_of = dialect.of(self.db)
             sql += (f" AND ({sql_of.contains('title')} OR EXISTS (SELECT 1 FROM messages m"
-                    f" WHERE m.session_id = s.id AND {sql_of.contains('m.content')}))")
-            params += [query, query]
+                    f" WHERE m.session_id = s.id AND {sql_of.contains('m.content')})"
+                    f" OR EXISTS (SELECT 1 FROM memories f WHERE f.session = s.id AND f.user = s.user"
+                    f" AND f.kind = 'file' AND {sql_of.contains('f.text')}))")
+            params += [query, query, query]
         return [Session.from_row(r) for r in self.db.query(sql + " ORDER BY updated_at DESC, rowid DESC", params)]
 
     def rename(self, session_id: str, title: str) -> Session:

@@ -204,8 +204,10 @@ class MemoryStore:
             self.words.unindex(conn, user, [memory_id])
             self._vector_type.remove_everywhere(conn, [memory_id])
             conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
-            conn.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
-            self._record(conn, memory_id, user, "delete", Actor(actor), None, None)
+            # The delete's line first, then the older ones go: SQLite would give a line after them
+            # the id of the newest one erased, and the newest id is the mark of core/memory/changes.py.
+            line = self._record(conn, memory_id, user, "delete", Actor(actor), None, None)
+            conn.execute("DELETE FROM memory_history WHERE memory_id = ? AND id < ?", (memory_id, line))
 
     def delete_where(self, scope: Scope, kinds: Sequence[str] = (), *, actor: Actor | str = Actor.USER) -> int:
         """Forget every memory inside a scope (e.g. a deleted session); returns how many."""
@@ -222,9 +224,11 @@ class MemoryStore:
                              " WHERE id = ?", [(at, i) for i in memory_ids])
 
     @staticmethod
-    def _record(conn, memory_id: int, user: str, action: str, actor: Actor, old: str | None, new: str | None) -> None:
+    def _record(conn, memory_id: int, user: str, action: str, actor: Actor, old: str | None, new: str | None) -> int:
+        """A line in the memory's history; returns its id."""
         conn.execute("INSERT INTO memory_history(memory_id, user, action, actor, old_text, new_text, at)"
                      " VALUES (?, ?, ?, ?, ?, ?, ?)", (memory_id, user, action, actor.value, old, new, now_iso()))
+        return conn.last_insert_rowid()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -249,8 +253,14 @@ class MemoryStore:
         return [by_id[i] for i in memory_ids if i in by_id]
 
     def list(self, scope: Scope, *, kinds: Sequence[str] = (), contains: str = "", limit: int | None = 100,
-             offset: int = 0, newest_first: bool = True) -> list[Memory]:
+             offset: int = 0, newest_first: bool = True, pinned_first: bool = False,
+             ids: Sequence[int] | None = None) -> list[Memory]:
+        """Memories in a scope, newest first (pinned ones before the rest with ``pinned_first``),
+        optionally only of some kinds, holding some words, or among ``ids``."""
         clause, params = scope.sql()
+        if ids is not None:
+            clause += f" AND m.id IN (SELECT value FROM {dialect.of(self.db).ints('?', 'wanted')})"
+            params.append(json.dumps(list(ids)))
         if kinds:
             clause += f" AND m.kind IN ({','.join('?' * len(kinds))})"
             params += [parse_kind(k).value for k in kinds]
@@ -258,7 +268,8 @@ class MemoryStore:
             clause += f" AND {dialect.of(self.db).contains('m.text')}"
             params.append(contains)
         order = "DESC" if newest_first else "ASC"
-        rows = self.db.query(f"{_SELECT} WHERE {clause} ORDER BY m.created_at {order}, m.id {order}"
+        pins = "m.pinned DESC, " if pinned_first else ""
+        rows = self.db.query(f"{_SELECT} WHERE {clause} ORDER BY {pins}m.created_at {order}, m.id {order}"
                              " LIMIT ? OFFSET ?", (*params, dialect.NO_LIMIT if limit is None else limit, offset))
         return [Memory.from_row(r) for r in rows]
 
