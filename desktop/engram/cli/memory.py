@@ -7,8 +7,9 @@ import json
 import sys
 
 from engram.cli import open_engram
-from engram.cli.terminal import count, memory_id
+from engram.cli.terminal import count, memory_id, unreadable
 from engram.core.app import Engram
+from engram.core.errors import DatabaseError
 from engram.core.forget import LOG_LEFT, forget_memory
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
@@ -113,9 +114,13 @@ def _search(args) -> int:
 def _list(args) -> int:
     with open_engram(args, meaning=False) as engram:
         scope = _scope(args, engram)
-        for memory in engram.store.list(scope, kinds=args.kind, limit=args.limit):
+        try:
+            memories, lost = engram.store.list(scope, kinds=args.kind, limit=args.limit), []
+        except (DatabaseError, ValueError):     # a damaged database: list what still reads
+            memories, lost = engram.store.salvage(scope, args.kind)
+        for memory in memories[:args.limit]:
             _show(memory, args.json)
-        return 0
+        return unreadable(lost, "memories")
 
 
 def _forget(args) -> int:
