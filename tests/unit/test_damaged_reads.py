@@ -121,3 +121,22 @@ def test_a_model_new_to_a_damaged_database_leaves_search_to_words(data):
     assert store.embedder is None
     assert store.search("zq001marker", ME).hits[0].memory.text.startswith("memory 001")
     db.close()
+
+
+def test_a_damaged_scope_field_is_named_and_the_list_goes_on(data, capsys):
+    path = _made(data, memories=5)
+    db = Database(path)
+    db.execute("UPDATE memories SET application = ? WHERE id = 3", ("x" * 300,))    # no longer a valid scope
+    db.close()
+    assert main(["memory", "list"]) == 1
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 4 and "could not be read: #3" in err
+
+
+def test_a_table_whose_definition_is_damaged_is_a_clear_error(data, capsys):
+    """Nothing of the table reads: said at once, not after stepping through every id."""
+    path = _made(data, memories=5)
+    _spoil(path, b"application     TEXT NOT NULL DEFAULT ''", b"application     TEXT NOT NULL DEFAUNT ''")
+    assert main(["memory", "list"]) == 2
+    assert "damaged" in capsys.readouterr().err
+

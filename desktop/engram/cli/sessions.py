@@ -102,10 +102,7 @@ def _delete(args) -> int:
 def _export(args) -> int:
     with _open(args) as engram:
         _owned(engram, args)
-        try:
-            messages, lost = engram.sessions.messages(args.session), []
-        except (DatabaseError, ValueError):     # a damaged database: save what still reads
-            messages, lost = engram.sessions.salvage(args.session)
+        messages, lost = _readable(engram, args.session)
         text = (json.dumps(engram.sessions.export_json(args.session, messages), ensure_ascii=False, indent=2) + "\n"
                 if args.format == "json" else engram.sessions.export_markdown(args.session, messages))
         if args.output:
@@ -114,3 +111,14 @@ def _export(args) -> int:
         else:
             print(text, end="")
         return unreadable(lost, "messages")
+
+
+def _readable(engram: Engram, session: str) -> tuple[list, list[str]]:
+    """The session's messages and the ids that could not be read: of a damaged file (known, or
+    found by reading) what still reads, read without its indexes (they may give too few rows)."""
+    if not getattr(engram.db, "damaged", ""):
+        try:
+            return engram.sessions.messages(session), []
+        except (DatabaseError, ValueError):     # ValueError: a text no longer UTF-8
+            pass
+    return engram.sessions.salvage(session)

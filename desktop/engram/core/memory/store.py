@@ -281,7 +281,7 @@ class MemoryStore:
         for row in rows:
             try:
                 memories.append(Memory.from_row(row))
-            except ValueError:              # a field that no longer parses (its JSON, a date)
+            except (ValueError, InvalidInput):     # a field that no longer parses (its JSON, its scope)
                 lost.append(f"#{row[0]}")
         return memories[::-1], lost
 

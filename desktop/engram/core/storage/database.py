@@ -365,6 +365,7 @@ class Database:
         at a time: a scan fails at a damaged page before giving the rows read just before it."""
         ids: list[int] = []
         lost: list[str] = []
+        self.query(f"SELECT id FROM {table} NOT INDEXED LIMIT 0")   # its definition damaged: nothing of it reads
         try:
             end = self.query(f"SELECT max(id) FROM {table}")[0][0] or 0
         except (DatabaseError, ValueError):
