@@ -390,10 +390,10 @@ class Database:
                                 (first,)).fetchone()
         return None if row is None else row[0]
 
-    def _next_readable_id(self, table: str, first: int, end: int | None) -> int | None:
-        """The first id from ``first`` on whose page reads (None: none up to ``end``, or within
-        SALVAGE_REACH ids when the largest id is unknown)."""
-        for candidate in range(first + 1, (end if end is not None else first + SALVAGE_REACH) + 1):
+    def _next_readable_id(self, table: str, failed: int, end: int | None) -> int | None:
+        """The first id past ``failed`` (where reading failed) whose page reads (None: none up to
+        ``end``, or within SALVAGE_REACH ids when the largest id is unknown)."""
+        for candidate in range(failed + 1, (end if end is not None else failed + SALVAGE_REACH) + 1):
             try:
                 return self._id_from(table, candidate)
             except (apsw.Error, ValueError):
