@@ -140,3 +140,16 @@ def test_a_table_whose_definition_is_damaged_is_a_clear_error(data, capsys):
     assert main(["memory", "list"]) == 2
     assert "damaged" in capsys.readouterr().err
 
+
+
+def test_an_export_whose_column_definition_is_damaged_is_a_clear_error(data, capsys):
+    """Not every message named as unreadable one by one: the table itself no longer reads (the
+    damage known, as doctor leaves it)."""
+    path = _made(data, messages=5)
+    _spoil(path, b"content     TEXT NOT NULL,\n    status", b"contenX     TEXT NOT NULL,\n    status")
+    db = Database(path)
+    db.mark_damaged("found by doctor")
+    db.close()
+    assert main(["sessions", "export", "trip"]) == 2
+    err = capsys.readouterr().err
+    assert "beyond reading" in err and "could not be read: #" not in err

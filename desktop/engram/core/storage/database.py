@@ -350,6 +350,8 @@ class Database:
         stretch is stepped over, so one bad page or text loses only its own rows. A row whose
         ``where`` columns do not read is named too: whose it is cannot be told."""
         rows: list[tuple] = []
+        # The table's definition damaged (a column's name, say): nothing of it reads; said at once.
+        self.query(f"SELECT {columns} FROM {table} AS m NOT INDEXED WHERE {where} LIMIT 0", params)
         ids, lost = self._readable_ids(table)
         for row_id in ids:
             try:
@@ -365,7 +367,6 @@ class Database:
         at a time: a scan fails at a damaged page before giving the rows read just before it."""
         ids: list[int] = []
         lost: list[str] = []
-        self.query(f"SELECT id FROM {table} NOT INDEXED LIMIT 0")   # its definition damaged: nothing of it reads
         try:
             end = self.query(f"SELECT max(id) FROM {table}")[0][0] or 0
         except (DatabaseError, ValueError):
