@@ -49,3 +49,15 @@ def test_a_dropped_pdf_is_listed_with_its_pages_and_a_scanned_one_is_explained(q
     qtbot.waitUntil(lambda: window.files.name == "test.pdf.md", timeout=10_000)
     assert "## p. 1" in window.files.editor.toPlainText()
     window.grab().save(str(tmp_path / "attached.png"))
+
+
+def test_a_link_dragged_from_a_browser_is_attached_by_its_address(qtbot):
+    """Files and web addresses are taken (the page is downloaded on the disk thread); other
+    schemes are not."""
+    from engram.ui.chat_panel import _dropped
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile("/tmp/report.pdf"), QUrl("https://example.org/notes/trip"),
+                  QUrl("ftp://example.org/x.pdf")])
+    event = QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    assert _dropped(event) == ["/tmp/report.pdf", "https://example.org/notes/trip"]

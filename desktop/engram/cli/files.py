@@ -20,6 +20,7 @@ from engram.core.files import FileIndex
 from engram.core.files.catalog import PROBLEM
 from engram.core.files.names import shown
 from engram.core.files.tools import file_tools
+from engram.core.files.web import is_url
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
@@ -45,8 +46,8 @@ def register(commands, common: argparse.ArgumentParser) -> None:
     command("search", "passages by meaning", _tool("files_search", "query", "k"),
             (("-k",), {"type": count, "default": 5, "help": "how many (default 5)"}), (("query",), {}))
 
-    command("add", "attach documents (PDF, DOCX, PPTX, XLSX, CSV, HTML, EPUB): kept in sources/, converted to"
-            " markdown, searchable", _add, (("paths",), {"nargs": "+", "metavar": "PATH"}))
+    command("add", "attach documents (PDF, DOCX, PPTX, XLSX, CSV, HTML, EPUB; a file or a web address): kept in"
+            " sources/, converted to markdown, searchable", _add, (("paths",), {"nargs": "+", "metavar": "PATH|URL"}))
 
     reindex = commands.add_parser("reindex", parents=[common], help="rebuild the session files' index from disk")
     reindex.add_argument("--session", help="only this session (default: every session folder)")
@@ -107,7 +108,7 @@ def _add(args) -> int:
         try:
             for path in args.paths:
                 try:
-                    name = documents.add(folder, path)
+                    name = documents.add_url(folder, path) if is_url(path) else documents.add(folder, path)
                 except EngramError as e:
                     print(f"error: {path}: {e}", file=sys.stderr)
                     failed += 1

@@ -7,8 +7,9 @@ import json
 import sys
 
 from engram.cli import open_engram
-from engram.cli.terminal import count, memory_id
+from engram.cli.terminal import count, memory_id, unreadable
 from engram.core.app import Engram
+from engram.core.errors import DatabaseError, InvalidInput
 from engram.core.forget import LOG_LEFT, forget_memory
 from engram.core.memory.records import Kind
 from engram.core.memory.scope import Scope
@@ -113,9 +114,21 @@ def _search(args) -> int:
 def _list(args) -> int:
     with open_engram(args, meaning=False) as engram:
         scope = _scope(args, engram)
-        for memory in engram.store.list(scope, kinds=args.kind, limit=args.limit):
+        memories, lost = _listed(engram, scope, args)
+        for memory in memories[:args.limit]:
             _show(memory, args.json)
-        return 0
+        return unreadable(lost, "memories")
+
+
+def _listed(engram: Engram, scope: Scope, args) -> tuple[list, list[str]]:
+    """The memories to list and the ids that could not be read: of a damaged file (known, or
+    found by the list) what still reads, read without its indexes (they may give too few rows)."""
+    if not getattr(engram.db, "damaged", ""):
+        try:
+            return engram.store.list(scope, kinds=args.kind, limit=args.limit), []
+        except (DatabaseError, InvalidInput, ValueError):     # ValueError: a text no longer UTF-8
+            pass
+    return engram.store.salvage(scope, args.kind)
 
 
 def _forget(args) -> int:

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 from engram.cli import open_engram, owned_session
+from engram.cli.terminal import unreadable
 from engram.core.app import Engram
+from engram.core.errors import DatabaseError
 from engram.core.storage.atomic import write_text_atomic
 
 
@@ -100,11 +102,23 @@ def _delete(args) -> int:
 def _export(args) -> int:
     with _open(args) as engram:
         _owned(engram, args)
-        text = (json.dumps(engram.sessions.export_json(args.session), ensure_ascii=False, indent=2) + "\n"
-                if args.format == "json" else engram.sessions.export_markdown(args.session))
+        messages, lost = _readable(engram, args.session)
+        text = (json.dumps(engram.sessions.export_json(args.session, messages), ensure_ascii=False, indent=2) + "\n"
+                if args.format == "json" else engram.sessions.export_markdown(args.session, messages))
         if args.output:
             write_text_atomic(Path(args.output), text)
             print(f"wrote {args.output}")
         else:
             print(text, end="")
-        return 0
+        return unreadable(lost, "messages")
+
+
+def _readable(engram: Engram, session: str) -> tuple[list, list[str]]:
+    """The session's messages and the ids that could not be read: of a damaged file (known, or
+    found by reading) what still reads, read without its indexes (they may give too few rows)."""
+    if not getattr(engram.db, "damaged", ""):
+        try:
+            return engram.sessions.messages(session), []
+        except (DatabaseError, ValueError):     # ValueError: a text no longer UTF-8
+            pass
+    return engram.sessions.salvage(session)

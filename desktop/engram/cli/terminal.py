@@ -78,3 +78,16 @@ def whole_number(low: int, high: int, what: str):
 
 memory_id = whole_number(1, SQLITE_MAX_INT, "a memory id")
 count = whole_number(1, 10_000, "a count")
+
+
+MAX_NAMED = 20      # unreadable rows named one by one; the rest counted
+
+
+def unreadable(lost: list[str], what: str) -> int:
+    """After printing what a damaged database still gave: name what it did not, on stderr, and
+    the exit status (1: something could not be read)."""
+    if not lost:
+        return 0
+    named = ", ".join(lost[:MAX_NAMED]) + (f" and {len(lost) - MAX_NAMED} more" if len(lost) > MAX_NAMED else "")
+    print(f"note: the database is damaged; these {what} could not be read: {named}", file=sys.stderr)
+    return 1

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from engram.core.errors import EngramError
 from engram.core.files.catalog import PROBLEM
 from engram.core.files.formats import SOURCES_DIR
+from engram.core.files.web import is_url
 
 
 class Attachments(QObject):
@@ -52,7 +53,8 @@ class Attachments(QObject):
             added, refused = [], []
             for path in paths:
                 try:
-                    added.append(engram.documents.add(chat.folder, path))
+                    added.append(engram.documents.add_url(chat.folder, path) if is_url(path)
+                                 else engram.documents.add(chat.folder, path))
                 except EngramError as e:
                     refused.append(f"{Path(path).name}: {e.message}")
             return chat, added, refused

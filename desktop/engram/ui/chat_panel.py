@@ -98,12 +98,11 @@ class ChatPanel(QWidget):
             self.files_dropped.emit(paths)
 
     def dragEnterEvent(self, event) -> None:
-        if any(url.isLocalFile() for url in event.mimeData().urls()):
+        if _dropped(event):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
-        if paths:
+        if paths := _dropped(event):
             event.acceptProposedAction()
             self.files_dropped.emit(paths)
 
@@ -119,3 +118,10 @@ class ChatPanel(QWidget):
                           " me across chats. Everything I remember is in the **Memories** tab, where you can correct"
                           " or delete it; for every reply, the **Context** tab shows exactly what I was given.")
         self.view.add("assistant", welcome).actions["Context"].hide()
+
+
+def _dropped(event) -> list[str]:
+    """What a drop brings to attach: files, and links dragged from a browser (web addresses)."""
+    urls = event.mimeData().urls()
+    return [url.toLocalFile() if url.isLocalFile() else url.toString() for url in urls
+            if url.isLocalFile() or url.scheme() in ("http", "https")]

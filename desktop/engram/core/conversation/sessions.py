@@ -263,16 +263,24 @@ class Sessions:
 
     # -- export --------------------------------------------------------------------------------
 
-    def export_json(self, session_id: str) -> dict:
-        session = self.get(session_id)
-        return {**session.to_json(), "messages": [m.to_json() for m in self.messages(session_id)]}
+    def salvage(self, session_id: str) -> tuple[builtins.list[Message], builtins.list[str]]:
+        """The session's messages that a damaged database still gives, and the ids of those it
+        does not (``Database.salvage``): what an export saves when reading them all fails."""
+        rows, lost = self.db.salvage("messages", Message.COLUMNS, "m.session_id = ?", [session_id])
+        return [Message(*r) for r in rows], lost
 
-    def export_markdown(self, session_id: str) -> str:
+    def export_json(self, session_id: str, messages: Sequence[Message] | None = None) -> dict:
+        """``messages``: those to write (a salvage's), by default all of them."""
+        session = self.get(session_id)
+        messages = self.messages(session_id) if messages is None else messages
+        return {**session.to_json(), "messages": [m.to_json() for m in messages]}
+
+    def export_markdown(self, session_id: str, messages: Sequence[Message] | None = None) -> str:
         session = self.get(session_id)
         lines = [f"# {session.title or session.id}", "",
                  f"- session: `{session.id}`", f"- user: {session.user}", f"- created: {session.created_at}",
                  f"- updated: {session.updated_at}", ""]
-        for m in self.messages(session_id):
+        for m in self.messages(session_id) if messages is None else messages:
             mark = f" ({m.status})" if m.status != "complete" else ""
             lines += [f"## {m.role}{mark} — {m.created_at}", "", m.content, ""]
         return "\n".join(lines)

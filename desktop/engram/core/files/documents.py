@@ -1,8 +1,9 @@
 """Documents attached to a chat: the original kept in ``sources/``, its markdown beside it.
 
 One operation whichever way a document arrives: ``add`` (the command line, the window's drop or
-paperclip) copies it into ``sources/`` (a text or markdown file, which needs no conversion, goes
-into the folder itself, as a file of the chat's); a document a person drops into the chat's folder is moved
+paperclip) copies it into ``sources/`` (``add_url`` downloads a web page's body first; a text or
+markdown file, which needs no conversion, goes into the folder itself, as a file of the chat's); a
+document a person drops into the chat's folder is moved
 there by the index (``adopt``). Either way the index sees new bytes in ``sources/`` and queues
 a conversion on the outbox: durable (a crash or a restart resumes it), retried when the disk
 fails, and visible (the outbox's health, the source's status detail ``CONVERTING``, and the
@@ -30,7 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from engram.core.errors import DataDirError, InvalidInput, NotFound
-from engram.core.files import document
+from engram.core.files import document, web
 from engram.core.files.catalog import INDEXED, PROBLEM
 from engram.core.files.converters import Cancelled, Converted, convert
 from engram.core.files.folder import MAX_FILE_BYTES, file_hash
@@ -107,6 +108,11 @@ class Documents:
                                    hint="check the free disk space") from e
         self.index.sync_file(folder, target)
         return target
+
+    def add_url(self, folder: str, url: str) -> str:
+        """Attach the document at a web address (web.py): its body downloaded, then ``add``."""
+        with tempfile.TemporaryDirectory(prefix="engram-page-") as tmp:
+            return self.add(folder, web.download(url, Path(tmp), self.max_bytes))
 
     def adopt(self, folder: str, name: str) -> str:
         """A document a person put in the folder itself, moved into ``sources/``; its new name."""

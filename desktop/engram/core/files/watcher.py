@@ -3,8 +3,10 @@
 watchdog reports creates, edits, deletes and moves (an editor's save is often "write a temp
 file, rename it over the old one": a move whose destination is the file). Reports are debounced
 per file: a burst of events for one file is indexed once, ``debounce`` seconds after the last.
-Indexing runs on one worker thread, one file at a time, the one changed last first; whatever
-goes wrong with one file becomes that file's status, and nothing stops the watcher. The app's own writes arrive here too and are recognised
+Indexing runs on one worker thread, one file at a time, the one changed last first; a folder to
+rescan (at start, or moved) becomes its files, queued behind what changes later, and memories.md
+(written by the index after each file) comes last. Whatever goes wrong with one file becomes that
+file's status, and nothing stops the watcher. The app's own writes arrive here too and are recognised
 by content hash in ``FileIndex.sync_file`` (nothing is done twice).
 
 A folder that leaves the tree (a deleted session's, moved to the trash) is reported as deleted,
@@ -25,6 +27,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
 from engram.core.files.index import FileIndex
+from engram.core.files.names import INDEX_NAME
 
 log = logging.getLogger(__name__)
 WHOLE_FOLDER = ""    # a pending key's name for "rescan the folder" (a folder moved, deleted or created)
@@ -116,6 +119,15 @@ class FolderWatcher(FileSystemEventHandler):
             self._pending[(folder, name)] = time.monotonic() + self.debounce
             self._wake.notify_all()
 
+    def _queue_behind(self, folder: str, names: list[str]) -> None:
+        """Queue a rescan's files, due now but behind every change reported so far (one reported
+        already keeps its place)."""
+        with self._wake:
+            behind = min([time.monotonic(), *self._pending.values()])
+            for name in names:
+                self._pending.setdefault((folder, name), behind)
+            self._wake.notify_all()
+
     # -- the worker ----------------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -140,15 +152,15 @@ class FolderWatcher(FileSystemEventHandler):
         return [key for key, at in self._pending.items() if at <= now]
 
     def _next(self, due: list[tuple[str, str]]) -> tuple[str, str]:
-        """One file at a time, the one changed last first (after folders to rescan): a file the
-        person edits while thousands dropped in a folder are indexed (40 a second) is indexed at
-        once, not after all of them."""
-        return min(due, key=lambda key: (key[1] != WHOLE_FOLDER, -self._pending[key]))
+        """One file at a time, the one changed last first (after folders to rescan, before
+        memories.md): a file the person edits while thousands dropped in a folder are indexed
+        (40 a second) is indexed at once, not after all of them."""
+        return min(due, key=lambda key: (key[1] != WHOLE_FOLDER, key[1] == INDEX_NAME, -self._pending[key]))
 
     def _index(self, folder: str, name: str) -> None:
         try:
             if name == WHOLE_FOLDER:
-                self.index.sync_folder(folder)
+                self._queue_behind(folder, self.index.rescan(folder))
             else:
                 self.index.sync_file(folder, name)
         except Exception as e:  # one file's failure must never stop the watcher

@@ -21,7 +21,7 @@ from engram.core.storage import dialect
 from engram.core.storage.database import Database
 from engram.core.models.embeddings import Embedder
 from engram.core.models.reranker import Reranker
-from engram.core.errors import InvalidInput, NotFound
+from engram.core.errors import DatabaseError, DiskFull, InvalidInput, NotFound
 from engram.core.memory.records import (DISTILLED_KINDS, Actor, Change, Kind, Memory, NewMemory, check_importance,
                                         content_hash, normalise_text, now_iso, parse_kind)
 from engram.core.memory.scope import Scope
@@ -66,8 +66,15 @@ class MemoryStore:
         assignment, made under the database's lock, so a transaction never sees them change; work
         that embedded with the old model stores those vectors in the old model's table. What the
         new model lacks is pending (``embed_pending``). Returns the old model, for the caller to close."""
-        vectors = (self._vector_type(self.db, embedder.name, embedder.fingerprint, embedder.dimensions)
-                   if embedder is not None else None)
+        try:
+            vectors = (self._vector_type(self.db, embedder.name, embedder.fingerprint, embedder.dimensions)
+                       if embedder is not None else None)
+        except (DatabaseError, DiskFull):
+            if not (getattr(self.db, "damaged", "") or getattr(self.db, "full", False)):
+                raise
+            # A database only read (damaged, or a full disk) cannot take a model it has no table
+            # for: its memories are found by words, and the model is not used.
+            embedder, vectors = None, None
         with self.db.transaction():
             old, self._space = self._space[0], (embedder, vectors)
         return old
@@ -272,6 +279,22 @@ class MemoryStore:
         rows = self.db.query(f"{_SELECT} WHERE {clause} ORDER BY {pins}m.created_at {order}, m.id {order}"
                              " LIMIT ? OFFSET ?", (*params, dialect.NO_LIMIT if limit is None else limit, offset))
         return [Memory.from_row(r) for r in rows]
+
+    def salvage(self, scope: Scope, kinds: Sequence[str] = ()) -> tuple[builtins.list[Memory], builtins.list[str]]:
+        """The scope's memories that a damaged database still gives, newest first, and the ids of
+        those it does not (``Database.salvage``): what `engram memory list` shows when a list fails."""
+        clause, params = scope.sql()
+        if kinds:
+            clause += f" AND m.kind IN ({','.join('?' * len(kinds))})"
+            params += [parse_kind(k).value for k in kinds]
+        rows, lost = self.db.salvage("memories", _COLUMNS, clause, params)
+        memories = []
+        for row in rows:
+            try:
+                memories.append(Memory.from_row(row))
+            except (ValueError, InvalidInput):     # a field that no longer parses (its JSON, its scope)
+                lost.append(f"#{row[0]}")
+        return memories[::-1], lost
 
     def count(self, scope: Scope = Scope()) -> int:
         clause, params = scope.sql()

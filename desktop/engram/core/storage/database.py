@@ -29,6 +29,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 # another Engram holds it for seconds; the window never waits on the database itself).
 BUSY_TIMEOUT_MS = 15_000
 DAMAGE_NOTE = "-damaged"      # beside the file: why it is known to be damaged (Database.mark_damaged)
+SALVAGE_REACH = 100_000       # ids stepped over at most, looking past a damaged page (salvage)
 FULL_BELOW_BYTES = 1 << 20     # a disk with less free is full: a turn or an import needs more
 DAMAGED_HINT = ("save what still reads (engram sessions export, engram memory list --json), then move the"
                 " file away: Engram starts a new one")
@@ -339,6 +340,66 @@ class Database:
     def query_one(self, sql: str, params: Sequence[Any] | dict = ()) -> tuple | None:
         rows = self.query(sql, params)
         return rows[0] if rows else None
+
+    def salvage(self, table: str, columns: str, where: str = "TRUE", params: Sequence[Any] = ()) -> tuple[
+            list[tuple], list[str]]:
+        """What a damaged file still gives of a table (DAMAGED_HINT): the rows of ``columns``
+        (the table's alias is ``m``) matching ``where`` that still read, in id order, and what did
+        not: "#12" for a row, "#40–#57" for a stretch of ids on a damaged page. Rows are read one
+        at a time by id, without the table's indexes (which may be damaged too), and a damaged
+        stretch is stepped over, so one bad page or text loses only its own rows. A row whose
+        ``where`` columns do not read is named too: whose it is cannot be told."""
+        rows: list[tuple] = []
+        # The table's definition damaged (a column's name, say): nothing of it reads; said at once.
+        self.query(f"SELECT {columns} FROM {table} AS m NOT INDEXED WHERE {where} LIMIT 0", params)
+        ids, lost = self._readable_ids(table)
+        for row_id in ids:
+            try:
+                if self.query(f"SELECT m.id FROM {table} AS m NOT INDEXED WHERE m.id = ? AND ({where})",
+                              (row_id, *params)):
+                    rows += self.query(f"SELECT {columns} FROM {table} AS m NOT INDEXED WHERE m.id = ?", (row_id,))
+            except (DatabaseError, ValueError):     # ValueError: a text no longer UTF-8
+                lost.append(f"#{row_id}")
+        return rows, lost
+
+    def _readable_ids(self, table: str) -> tuple[list[int], list[str]]:
+        """The ids a table's b-tree still gives, in order, and the stretches it does not. One id
+        at a time: a scan fails at a damaged page before giving the rows read just before it."""
+        ids: list[int] = []
+        lost: list[str] = []
+        try:
+            end = self.query(f"SELECT max(id) FROM {table}")[0][0] or 0
+        except (DatabaseError, ValueError):
+            end = None
+        with self._lock:
+            after = 0
+            while True:
+                try:
+                    found = self._id_from(table, after + 1)
+                except (apsw.Error, ValueError) as e:
+                    if not self.damaged:
+                        self.mark_damaged(str(e))
+                    found = self._next_readable_id(table, after + 1, end)
+                    lost.append(f"#{after + 1}–#{found - 1}" if found else f"#{after + 1} onwards")
+                if found is None:
+                    return ids, lost
+                ids.append(found)
+                after = found
+
+    def _id_from(self, table: str, first: int) -> int | None:
+        row = self.conn.execute(f"SELECT id FROM {table} NOT INDEXED WHERE id >= ? ORDER BY id LIMIT 1",
+                                (first,)).fetchone()
+        return None if row is None else row[0]
+
+    def _next_readable_id(self, table: str, failed: int, end: int | None) -> int | None:
+        """The first id past ``failed`` (where reading failed) whose page reads (None: none up to
+        ``end``, or within SALVAGE_REACH ids when the largest id is unknown)."""
+        for candidate in range(failed + 1, (end if end is not None else failed + SALVAGE_REACH) + 1):
+            try:
+                return self._id_from(table, candidate)
+            except (apsw.Error, ValueError):
+                continue
+        return None
 
     def change_stamp(self) -> tuple[int, int]:
         """Changes through this connection and commits by others so far: equal stamps mean

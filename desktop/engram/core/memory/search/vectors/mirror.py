@@ -91,7 +91,11 @@ class UserVectors:
         """Add vectors (float32 rows) with their memory ids and (kind, session, agent, application)."""
         if not len(ids):
             return
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        # A vector damaged on disk (flipped bits: a huge or NaN float) is kept as no direction at
+        # all, found by its words only, and says nothing on the terminal.
+        norms = np.where(np.isfinite(norms) & np.isfinite(vectors).all(axis=1, keepdims=True), norms, 0)
         unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
         peak = np.abs(unit).max(axis=1)
         scale = np.where(peak > 0, peak / 127, 0).astype(np.float32)
