@@ -55,3 +55,11 @@ def test_every_docs_page_is_linked_from_readme():
     readme = {(ROOT / target.partition("#")[0]).resolve() for target in links(ROOT / "README.md")}
     unlinked = [page.name for page in PAGES[1:] if page.resolve() not in readme]
     assert not unlinked
+
+
+def test_ci_runs_the_test_command_readme_gives():
+    """.ci/run promises to run exactly what README tells a newcomer to run for the tests."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "exec make test" in ci
+    assert re.search(r"^make test +# ", readme, re.M)
