@@ -66,7 +66,7 @@ def third_turn_messages() -> list[dict]:
         options = engram.memory_options
         turn = TurnContext(session, "Plan my week.", 0, session_scope(session, options.storage_scope),
                            session_scope(session, options.search_scope), lambda text: len(text.split()), EN, True)
-        sections, _ = engram.turn_engine._context(turn)
+        sections, _ = engram.turn_engine._context(turn, engram.chat_model())
         first = assemble(sections, "Plan my week.", recall_prompt(options.recall_prompt, EN))
         return [first[0], {"role": "user", "content": "Hello!"}, {"role": "assistant", "content": "Hi, how can I help?"},
                 {"role": "user", "content": "I have a trip on Friday."},
