@@ -97,7 +97,7 @@ def prefix_costs(engram, model, repeat: int) -> None:
     for tools in (True, False):
         turn = TurnContext(session, "Hello", 0, session_scope(session, options.storage_scope),
                            session_scope(session, options.search_scope), model.count_tokens, EN, tools)
-        sections, _ = engram.turn_engine._context(turn)          # the turn's own providers and order
+        sections, _ = engram.turn_engine._context(turn, model)   # the turn's own providers and order
         parts = [(s.name, "\n\n".join(m["content"] for m in s.messages)) for s in sections if s.slot == STABLE]
         print(f"stable prefix, tools {'on' if tools else 'off'}:")
         for end in range(1, len(parts) + 1):
