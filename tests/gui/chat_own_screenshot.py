@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/shots")
@@ -22,13 +22,12 @@ home = Path(tempfile.mkdtemp(prefix="engram-shots-"))
 os.environ["ENGRAM_DATA_DIR"] = str(home / "data")
 os.environ["ENGRAM_CONFIG_DIR"] = str(home / "config")
 
-from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engram.core.models.demo import demo_model_path  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402
-from waiting import wait  # noqa: E402
+from waiting import say_in, settle, wait  # noqa: E402
 
 settings = Settings.load()
 settings.chat_max_tokens = 40
@@ -40,16 +39,7 @@ window = create_window(None, None, LANGUAGE)
 window.resize(1380, 860)
 
 
-def settle(seconds=0.6):
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents(QEventLoop.AllEvents, 50)
-
-
-def say(text):
-    window.chat.composer.setPlainText(text)
-    window.send(text)
-    wait(lambda: window.turn is None)
+say = partial(say_in, window)
 
 
 def shot(name, menu=None):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/shots")
@@ -23,14 +23,14 @@ os.environ["ENGRAM_DATA_DIR"] = str(home / "data")
 os.environ["ENGRAM_CONFIG_DIR"] = str(home / "config")
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(Path(__file__).resolve().parents[2] / ".cache" / "models"))
 
-from PySide6.QtCore import QCoreApplication, QEventLoop  # noqa: E402
+from PySide6.QtCore import QCoreApplication  # noqa: E402
 from PySide6.QtGui import QTextCursor  # noqa: E402
 from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from engram.core.memory.scope import Scope  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402
-from waiting import wait  # noqa: E402
+from waiting import say_in, settle, wait  # noqa: E402
 
 CONTENT = {"en": {"told": "I'm allergic to peanuts and cashews (severe).", "part": "allergic to peanuts",
                   "asked": "Can you recommend a snack for my hike tomorrow?"},
@@ -45,16 +45,7 @@ window = create_window()
 window.resize(1380, 860)
 
 
-def settle(seconds=0.6):
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents(QEventLoop.AllEvents, 50)
-
-
-def say(text):
-    window.chat.composer.setPlainText(text)
-    window.send(text)
-    wait(lambda: window.turn is None)
+say = partial(say_in, window)
 
 
 def shot(name, widget=None):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 OUT = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/shots")
@@ -22,14 +22,14 @@ os.environ["ENGRAM_DATA_DIR"] = str(home / "data")
 os.environ["ENGRAM_CONFIG_DIR"] = str(home / "config")
 os.environ.setdefault("ENGRAM_MODELS_DIR", str(Path(__file__).resolve().parents[2] / ".cache" / "models"))
 
-from PySide6.QtCore import QEventLoop, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engram.core.memory.scope import Scope  # noqa: E402
 from engram.core.settings import Settings  # noqa: E402
 from engram.ui import theme  # noqa: E402
 from engram.ui.main import create_window  # noqa: E402
-from waiting import wait  # noqa: E402
+from waiting import say_in, settle, wait  # noqa: E402
 
 settings = Settings.load()
 settings.chat_max_tokens = int(os.environ.get("SHOT_TOKENS", "48"))
@@ -62,16 +62,7 @@ if DARK:                                   # as on a desktop set to dark
     theme.restyle(app, dark=True)
 
 
-def settle(seconds=0.6):
-    end = time.time() + seconds
-    while time.time() < end:
-        app.processEvents(QEventLoop.AllEvents, 50)
-
-
-def say(text):
-    window.chat.composer.setPlainText(text)
-    window.send(text)
-    wait(lambda: window.turn is None)
+say = partial(say_in, window)
 
 
 def shot(name, widget=None):

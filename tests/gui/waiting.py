@@ -17,3 +17,18 @@ def wait(condition, timeout: float = 180.0) -> None:
         time.sleep(0.01)
     if not condition():
         raise SystemExit("timed out")
+
+
+def settle(seconds: float = 0.6) -> None:
+    """Let the window draw what it was asked to for a moment (before a picture is taken)."""
+    app = QApplication.instance()
+    end = time.time() + seconds
+    while time.time() < end:
+        app.processEvents(QEventLoop.AllEvents, 50)
+
+
+def say_in(window, text: str) -> None:
+    """Send ``text`` as the person would, and wait for the reply to end."""
+    window.chat.composer.setPlainText(text)
+    window.send(text)
+    wait(lambda: window.turn is None)
