@@ -52,7 +52,7 @@ def test_the_model_asks_for_history_and_the_older_addresses_are_marked_so(make_e
     current, history = (call["result"] for call in record.tool_calls)
 
     def homes(result):
-        return [(home_of(line), "; superseded]" in line or "; out of date since" in line)
+        return [(home_of(line), "; superseded)" in line or "; out of date since" in line)
                 for line in result.splitlines() if home_of(line)]
 
     assert homes(current) and set(homes(current)) == {("Harbour Lane", False)}

@@ -241,11 +241,13 @@ class FileIndex:
     def rescan(self, folder: str) -> list[str]:
         """The names a sync of the whole folder looks at: the files on disk and those indexed
         before (a gone one leaves the index when synced). The watcher syncs them one at a time,
-        so that a file the person edits meanwhile goes first (a burst of thousands takes minutes)."""
+        so that a file the person edits meanwhile goes first (a burst of thousands takes minutes);
+        memories.md is among them, so that it is written again even when no file changed (a folder
+        named memories.md that was in the way has gone, say)."""
         with self._lock:
             self._drop_orphans(folder)
             on_disk = {entry.name for entry in self.folder(folder).scan()}
-            return sorted((on_disk | set(self.catalog.names(folder))) - {INDEX_NAME})
+            return sorted((on_disk | set(self.catalog.names(folder))) - {INDEX_NAME}) + [INDEX_NAME]
 
     def sync_all(self, force: bool = False) -> list[FileStatus]:
         """Every session folder on disk, plus folders indexed before but gone from disk."""
