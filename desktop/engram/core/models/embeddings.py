@@ -78,7 +78,7 @@ QWEN3_EMBEDDING_QUERY = ("Instruct: Given a web search query, retrieve relevant 
 # Families that need more than the plain use, recognised by the name in their GGUF header
 # (general.name) or their file's. e5 (not e5-instruct, which wants an instruction instead): its
 # model card's prefixes (without them it finds less) and its unrelated point, measured with
-# tests/bench/retrieval.py on LoCoMo and the Chinese sets (README, search figures). Qwen3-Embedding:
+# tests/bench/retrieval.py on LoCoMo and the Chinese sets (docs/benchmarks.md). Qwen3-Embedding:
 # its instruction and last-token pooling; bge-m3: no prefix, CLS pooling. Their unrelated points
 # are not measured (no weights here): 0, plain cosine.
 KNOWN_MODELS = {

@@ -11,7 +11,7 @@ them in the query's direction comes first. It is the centring that makes a multi
 language-neutral (Libovický et al., 2020), done per query on the neighbourhood, as hubness
 corrections of cross-lingual retrieval do (CSLS, Conneau et al., 2018).
 
-Measured with tests/bench/retrieval.py (README, search figures), whole vectors → centred: LoCoMo
+Measured with tests/bench/retrieval.py (docs/benchmarks.md), whole vectors → centred: LoCoMo
 recall@10 by meaning alone 0.496 → 0.590, hybrid 0.740 → 0.764 (recall@5 0.648 → 0.675); MemDaily
 (Chinese) hybrid recall@5 0.701 → 0.722; the 24 Chinese zero-overlap cases in the top 3, by meaning
 8 → 14, hybrid 8 → 12. Tried instead: fixed means per language (Chinese, English) computed from

@@ -2,7 +2,7 @@
 
 Fusion ranks each side's evidence; a cross-encoder reads the query and each memory together, so it
 sees what the words and the vectors of each alone miss (published: reranking an embedder's top 100
-raises C-MTEB retrieval, README). It costs a model call per candidate, so only the best
+raises C-MTEB retrieval, docs/models.md). It costs a model call per candidate, so only the best
 ``rerank_candidates`` (never fewer than the results wanted) are read; they come first, in its
 order, with its score; the others follow as fusion left them.
 """
