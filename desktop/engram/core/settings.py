@@ -26,8 +26,8 @@ DEFAULT_PROFILE = "default"
 class Settings:
     profile: str = DEFAULT_PROFILE          # the desktop's own user; memories never cross profiles
     data_dir: str = ""                      # empty: platformdirs (or ENGRAM_DATA_DIR)
-    database_url: str = ""                  # postgresql://user@host/db: the data on a server (docs/postgresql-and-
-                                            # devices.md); empty: the SQLite file in the data folder. The
+    database_url: str = ""                  # postgresql://user@host/db: the data on a server
+                                            # (docs/postgresql-and-devices.md); empty: the SQLite file in the data folder. The
                                             # password belongs in ~/.pgpass or PGPASSWORD, not here
     embedding_model: str = ""               # empty: the bundled multilingual-e5-small (MiniLM: name its file)
     embedding_gpu_layers: int | str = AUTO  # the embedding model's and reranker's, as chat_gpu_layers

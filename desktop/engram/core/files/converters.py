@@ -1,5 +1,5 @@
-"""Documents to markdown, one well-kept library per format (chosen by measurement, docs/
-benchmarks.md): PDF with pypdfium2 (PDFium's text layer, page by page), DOCX with python-docx,
+"""Documents to markdown, one well-kept library per format (chosen by measurement,
+docs/benchmarks.md): PDF with pypdfium2 (PDFium's text layer, page by page), DOCX with python-docx,
 PPTX with python-pptx, XLSX with openpyxl, HTML and EPUB with BeautifulSoup and markdownify,
 CSV with the standard library.
 
