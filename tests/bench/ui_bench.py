@@ -7,7 +7,9 @@ the models still opening in the background (target: under 2 s), and when the cha
 ready; (2) the longest stall of the event loop while a reply streams (target: under 50 ms),
 measured by a 5 ms timer whose ticks should never be far apart; and with BENCH_DOCUMENT=path
 (3) the longest stall while that document, attached to the chat as a drop would, is converted,
-indexed and embedded. BENCH_THREADS=n gives the chat model n threads (default: one per CPU).
+indexed and embedded, with its p99 and, for each tick over 30 ms late, how much of the gap the GUI
+thread spent on a CPU, waiting for one (other work on the cores) or asleep (a lock such as the GIL;
+Linux's schedstat). BENCH_THREADS=n gives the chat model n threads (default: one per CPU).
 With BENCH_IMPORT=n (4): the longest stall while another process (``engram import chatgpt``)
 imports a ChatGPT export of about n messages (8 a chat) into the same data, the Memories tab in
 front (it follows the new memories as they are archived), until that process has ended and the
