@@ -7,7 +7,9 @@ the models still opening in the background (target: under 2 s), and when the cha
 ready; (2) the longest stall of the event loop while a reply streams (target: under 50 ms),
 measured by a 5 ms timer whose ticks should never be far apart; and with BENCH_DOCUMENT=path
 (3) the longest stall while that document, attached to the chat as a drop would, is converted,
-indexed and embedded. BENCH_THREADS=n gives the chat model n threads (default: one per CPU).
+indexed and embedded, with its p99 and, for each tick over 30 ms late, how much of the gap the GUI
+thread spent on a CPU, waiting for one (other work on the cores) or asleep (a lock such as the GIL;
+Linux's schedstat). BENCH_THREADS=n gives the chat model n threads (default: one per CPU).
 With BENCH_IMPORT=n (4): the longest stall while another process (``engram import chatgpt``)
 imports a ChatGPT export of about n messages (8 a chat) into the same data, the Memories tab in
 front (it follows the new memories as they are archived), until that process has ended and the
@@ -57,9 +59,16 @@ marks["model_ready"] = time.time() - started
 marks["model_state"] = window.status.state
 
 gaps, last = [], [time.perf_counter()]
+schedstat = f"/proc/self/task/{os.getpid()}/schedstat"     # Linux: the GUI thread's ns on a CPU, waiting for one
+splits, sched = [], [None]                                 # filled only while a document is added
 def tick():
     now = time.perf_counter()
     gaps.append((now - last[0]) * 1000)
+    if sched[0] is not None:
+        was, sched[0] = sched[0], [int(n) for n in open(schedstat).read().split()[:2]]
+        if gaps[-1] > 30:   # a late tick: of its gap, ms on a CPU, waiting for one, and asleep (a lock)
+            run, queued = (sched[0][0] - was[0]) / 1e6, (sched[0][1] - was[1]) / 1e6
+            splits.append([round(gaps[-1]), round(run), round(queued), round(gaps[-1] - run - queued)])
     last[0] = now
 ticker = QTimer(interval=int(sys.argv[3]))
 ticker.timeout.connect(tick)
@@ -85,20 +94,37 @@ if document:
     window.attachments.add([document])
     last[0] = time.perf_counter()
     ticker.start()
-    import threading
+    import threading, traceback
+    from collections import Counter
     done = threading.Event()     # polled off the GUI thread: the probe's queries are not the window's
+    gui, stalls = threading.get_ident(), []
 
     def probe():
         while not (engram.files.status(folder, converted).chunks > 0 and engram.store.pending_embeddings() == 0):
             time.sleep(0.2)
         done.set()
 
+    def watch():        # where the GUI thread is when a tick is 30 ms late: what stalls it
+        while not done.is_set():
+            time.sleep(0.01)
+            if time.perf_counter() - last[0] > 0.03 and (frame := sys._current_frames().get(gui)) is not None:
+                stalls.append("".join(traceback.format_stack(frame)[-4:]))
+
+    if os.path.exists(schedstat):
+        sched[0] = [int(n) for n in open(schedstat).read().split()[:2]]
     threading.Thread(target=probe, daemon=True).start()
+    threading.Thread(target=watch, daemon=True).start()
     wait(done.is_set, 900)
     ticker.stop()
     marks["document_s"] = time.perf_counter() - started_conversion
     marks["document_chunks"] = engram.files.status(folder, converted).chunks
     marks["document_longest_gap_ms"] = max(gaps) if gaps else None
+    marks["document_over_50_ms"] = sum(gap > 50 + int(sys.argv[3]) for gap in gaps)
+    gaps.sort()
+    marks["document_p99_gap_ms"] = gaps[int(len(gaps) * 0.99) - 1] if gaps else None
+    sched[0] = None
+    marks["document_stall_split_ms"] = sorted(splits, reverse=True)
+    marks["document_stalled_at"] = [f"{n} x\n{where}" for where, n in Counter(stalls).most_common(3)]
 imported = int(os.environ.get("BENCH_IMPORT", "0"))
 if imported:
     import subprocess, tempfile
@@ -170,7 +196,12 @@ def main() -> int:
           f" {marks['ticks']} ticks of {TICK_MS} ms, p99 gap {marks['p99_gap_ms']:.1f} ms)")
     if marks.get("document_longest_gap_ms") is not None:
         print(f"document attached -> embedded:    {marks['document_s']:8.1f} s    ({marks['document_chunks']} chunks)")
-        print(f"  event loop, longest stall:      {marks['document_longest_gap_ms'] - TICK_MS:8.1f} ms   (target < 50 ms)")
+        print(f"  event loop, longest stall:      {marks['document_longest_gap_ms'] - TICK_MS:8.1f} ms   (target < 50 ms;"
+              f" p99 gap {marks['document_p99_gap_ms']:.1f} ms, {marks['document_over_50_ms']} stalls over 50 ms)")
+        print("  ticks over 30 ms late, ms [gap, GUI thread on a CPU, waiting for a CPU, asleep (a lock)]:",
+              marks["document_stall_split_ms"][:12])
+        for where in marks["document_stalled_at"]:
+            print("  the GUI thread, 30 ms late, was at (samples):", where, sep="\n")
     if marks.get("import_longest_gap_ms") is not None:
         print(f"another process imports:          {marks['import_messages']:8d} messages in {marks['import_s']:.1f} s"
               f" (the Memories tab: {marks['import_shown']})")
