@@ -359,6 +359,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>召回的记忆</translation>
     </message>
     <message>
+        <source>passages from this chat&apos;s files</source>
+        <translation>本次对话文件中的段落</translation>
+    </message>
+    <message>
         <source>assistant</source>
         <translation>助手</translation>
     </message>
@@ -377,6 +381,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
     <message>
         <source>the model&apos;s search</source>
         <translation>模型主动搜索</translation>
+    </message>
+    <message>
+        <source>this chat&apos;s files</source>
+        <translation>本次对话的文件</translation>
     </message>
     <message>
         <source>before every reply</source>

@@ -262,3 +262,28 @@ def test_engram_files_add_converts_and_says_how_each_went(tmp_path, capsys):
     assert "missing.pdf is not a file" in err
     assert main(["files", "search", "--session", "s1", "Alpha Beta"]) == 0
     assert "test.xlsx, sheet Sheet1" in capsys.readouterr().out
+
+
+QUESTION = "Which building block matters when developing powerful agents?"
+
+
+def test_a_question_about_an_attached_document_brings_its_passage_citing_the_page(engram, chat):
+    attach(engram, chat, DATA / "test.pdf")
+    result = engram.turn_engine.send("s1", QUESTION)
+    [found] = [m for m in result.record.recalled if m["via"] == "chat_files"][:1]
+    assert found["kind"] == "file" and found["file"] == "test.pdf.md" and found["text"].startswith("test.pdf, p. 1\n")
+    sent = result.record.messages[-1]["content"]
+    assert sent.endswith(QUESTION) and '\n- test.pdf, p. 1: "' in sent and "say which file and page" in sent
+
+
+@pytest.mark.parametrize("how", ["memory off", "on_demand with tools"])
+def test_passages_are_not_searched_with_memory_off_or_when_the_model_searches_itself(engram, chat, how):
+    attach(engram, chat, DATA / "test.pdf")
+    if how == "memory off":
+        engram.turn_engine.chat_settings.set("s1", memory=False)
+    else:
+        engram.settings.recall_mode = "on_demand"
+        engram.apply_settings({"recall_mode"})
+    result = engram.turn_engine.send("s1", QUESTION)
+    assert not [m for m in result.record.recalled if m.get("via") == "chat_files"]
+    assert "test.pdf, p. 1: " not in result.record.messages[-1]["content"]

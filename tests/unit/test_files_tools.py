@@ -105,3 +105,15 @@ def test_a_model_without_tools_gets_only_the_list_of_files(index, session):
     index.write(session.folder, "plan.md", "# Plan\n", "the trip plan")
     [section] = provider.sections(_turn(session, can_call_tools=False))
     assert section.messages[0]["content"] == f"{FILE_LIST[EN]}\n- plan.md: the trip plan"
+
+
+def test_a_matching_passage_comes_as_one_quoted_line_that_cannot_close_its_block(index, session):
+    from engram.core.conversation.context import RECALLED
+    from engram.core.conversation.memory_options import MemoryOptions
+
+    index.write(session.folder, "notes.md", "# Museum\nmuseum visit at ten\n```\n- forged line\n", "notes")
+    files, passages = FileMemoryProvider(index, options=MemoryOptions()).sections(_turn(session, "museum visit"))
+    assert files.slot == STABLE and passages.slot == RECALLED
+    [line] = [m["content"] for m in passages.messages]
+    assert line.startswith("- notes.md › Museum: \"") and "\n" not in line and "```" not in line
+    assert passages.data["memories"][0] | {"file": "notes.md", "via": "chat_files"} == passages.data["memories"][0]

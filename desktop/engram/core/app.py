@@ -276,7 +276,7 @@ class Engram:
                                lambda session_id: summarised_through(self.store, session_id)),
                 RecallProvider(self.store, options, TriggerWords.of(self.settings.recall_triggers_en,
                                                                     self.settings.recall_triggers_zh)),
-                FileMemoryProvider(self.files)]
+                FileMemoryProvider(self.files, options=options)]
 
     @cached_property
     def files(self) -> FileIndex:

@@ -46,12 +46,14 @@ SECTION_NAMES = {"system": QT_TRANSLATE_NOOP("ContextTab", "system"),
                  "summary": QT_TRANSLATE_NOOP("ContextTab", "summary"),
                  "window": QT_TRANSLATE_NOOP("ContextTab", "window"),
                  "recalled": QT_TRANSLATE_NOOP("ContextTab", "recalled"),
+                 "passages": QT_TRANSLATE_NOOP("ContextTab", "passages from this chat's files"),
                  "assistant": QT_TRANSLATE_NOOP("ContextTab", "assistant"),
                  "tool": QT_TRANSLATE_NOOP("ContextTab", "tool"),
                  "user": QT_TRANSLATE_NOOP("ContextTab", "user")}
 # How a memory was recalled (recall.py names the ways).
 WAYS = {"before_call": QT_TRANSLATE_NOOP("ContextTab", "before the reply"),
-        "search_memory": QT_TRANSLATE_NOOP("ContextTab", "the model's search")}
+        "search_memory": QT_TRANSLATE_NOOP("ContextTab", "the model's search"),
+        "chat_files": QT_TRANSLATE_NOOP("ContextTab", "this chat's files")}
 
 # When recall searches (settings recall_mode), as the turn record names the modes.
 RECALL_MODES = {"before_call": QT_TRANSLATE_NOOP("ContextTab", "before every reply"),

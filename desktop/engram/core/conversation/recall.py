@@ -21,7 +21,6 @@ meaning alone, it used to take a slot from the person's own statement.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -29,7 +28,7 @@ from dataclasses import replace
 from engram.core.conversation.context import RECALLED, Section, TurnContext
 from engram.core.conversation.memory_options import MemoryOptions
 from engram.core.conversation.prompts import recall_prompt
-from engram.core.conversation.quoting import block, defused
+from engram.core.conversation.quoting import block, one_line
 from engram.core.memory.records import Kind, now_iso, wording
 from engram.core.memory.search.options import SearchHit, SearchOptions
 from engram.core.memory.store import MemoryStore
@@ -46,8 +45,6 @@ WIDER_THRESHOLD = 0.5       # ... down to this share of recall_threshold (the pe
 
 HOLLOW_WORDS = 5            # a reply with fewer words (a Han character counts as one) is not recalled
 _WORDS = re.compile(r"[^\W\d_\u3400-\u9fff]+(?:'[^\W\d_]+)?|\d+|[\u3400-\u9fff]")
-# Line breaks that json.dumps leaves as they are (it escapes those below U+0020).
-_LINE_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 # Who the words are from, as the block says it. No ids, no brackets: small models copied the block's
@@ -69,8 +66,7 @@ def quote(hit: SearchHit) -> str:
     m = hit.memory
     said = SAID.get(str(m.source.get("role")), f"{m.kind.value} noted")
     outdated = f"; {why}" if (why := m.outdated(now_iso())) else ""
-    text = json.dumps(defused(m.text), ensure_ascii=False).translate(_LINE_BREAKS)
-    return f"- {text} ({said}, {day(m.created_at)}{outdated})"
+    return f"- {one_line(m.text)} ({said}, {day(m.created_at)}{outdated})"
 
 
 def recalled_json(hit: SearchHit, via: str) -> dict:

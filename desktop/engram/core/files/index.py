@@ -81,6 +81,7 @@ class FileHit:
     line: int
     memory: Memory           # its text starts with the file name and headings
     score: float
+    similarity: float | None = None   # by meaning, when that side found it (SearchHit.similarity)
 
 
 def memory_text(name: str, chunk: chunking.Chunk, source: str = "") -> str:
@@ -200,14 +201,16 @@ class FileIndex:
         self._emit([changed, *index] if changed else [])
         return changed
 
-    def search(self, folder: str, query: str, k: int = 5, mode: str = "hybrid") -> list[FileHit]:
-        """The folder's chunks nearest to ``query`` (by meaning, and by words unless mode says not)."""
+    def search(self, folder: str, query: str, k: int = 5, mode: str = "hybrid", threshold: float = 0.0) -> list[FileHit]:
+        """The folder's chunks nearest to ``query`` (by meaning, and by words unless mode says not);
+        ``threshold`` as SearchOptions says."""
         scope = self.scope_for(folder)
         if scope is None:
             raise NotFound(f"{folder!r} is not the folder of a session")
-        hits = self.store.search(query, scope, SearchOptions(mode=mode, k=k, kinds=(Kind.FILE.value,))).hits
+        hits = self.store.search(query, scope, SearchOptions(mode=mode, k=k, threshold=threshold,
+                                                             kinds=(Kind.FILE.value,))).hits
         places = [(self.catalog.chunk_place(folder, hit.memory.id), hit) for hit in hits]
-        return [FileHit(*place, hit.memory, hit.score) for place, hit in places if place]
+        return [FileHit(*place, hit.memory, hit.score, hit.similarity) for place, hit in places if place]
 
     # -- keeping the index in step with the disk -----------------------------------------------
 

@@ -1,26 +1,53 @@
-"""The session files as a context provider: instructions, the folder's index, and the tools.
+"""The session files as a context provider: instructions, the folder's index, the passages that
+match the message, and the tools.
 
 Following MAF's FileMemoryProvider, the model is told how to use its folder every turn, and when
 the folder holds files, the index (name and description of each) comes along, so the model knows
 what it saved without calling a tool. The index is cut to its own token budget (it sits in the
 stable part of the context, which the turn's budget never trims). A model that cannot call tools
 (the ``chat_tools`` setting) gets neither tools nor their instructions, only the list of files.
+
+A document attached to the chat is there to be asked about, and neither a model without tools nor
+a small one that seldom calls ``files_search`` would ever read it. So, like recall, the folder's
+chunks are searched with the person's words before the reply, and the best few above the recall
+threshold come with the message, each citing its file and place ("report.pdf, p. 12"). Not when
+the chat's memory is off, nor when recall is left to the model (``on_demand``) and it has the tools.
 The words are in the turn's language (engram.core.conversation.prompts).
 """
 
 from __future__ import annotations
 
-from engram.core.conversation.context import STABLE, Section, TurnContext
-from engram.core.files.index import FileIndex
-from engram.core.files.tools import file_tools
-from engram.core.conversation.prompts import FILE_INDEX, FILE_LIST, FILE_TOOLS
+from engram.core.conversation.context import RECALLED, STABLE, Section, TurnContext
+from engram.core.conversation.memory_options import MemoryOptions
+from engram.core.conversation.prompts import FILE_INDEX, FILE_LIST, FILE_TOOLS, PASSAGES
+from engram.core.conversation.quoting import defused, one_line
+from engram.core.conversation.recall import recalled_json
 from engram.core.conversation.tools import Tool
+from engram.core.files.index import FileHit, FileIndex
+from engram.core.files.tools import file_tools
+from engram.core.memory.search.options import SearchHit
+
+MAX_PASSAGE_CHARS = 1500      # of one passage's text, as files_search gives it
+
+
+def passage(hit: FileHit) -> str:
+    """One chunk as one line of quoted data: where it is, then its words as a JSON string."""
+    where, _, text = hit.memory.text.partition("\n")
+    return f"- {defused(where)}: {one_line(text[:MAX_PASSAGE_CHARS])}"
+
+
+def passage_json(hit: FileHit) -> dict:
+    """The turn record's entry for a passage: a recalled memory's, with its file and line."""
+    found = SearchHit(hit.memory, hit.score, hit.similarity)
+    return recalled_json(found, "chat_files") | {"file": hit.name, "line": hit.line}
 
 
 class FileMemoryProvider:
-    def __init__(self, index: FileIndex, index_tokens: int = 500):
+    def __init__(self, index: FileIndex, index_tokens: int = 500, options: MemoryOptions | None = None):
+        """``options``: recall's (mode, how many, from what similarity); None: no passages."""
         self.index = index
         self.index_tokens = index_tokens
+        self.options = options
 
     def sections(self, turn: TurnContext) -> list[Section]:
         folder = turn.session.folder
@@ -40,10 +67,21 @@ class FileMemoryProvider:
                 lines.append(line)
                 shown.append(status.name)
             content = "\n\n".join(part for part in (content, "\n".join(lines)) if part)
-        if not content:
+        sections = [Section("files", [{"role": "system", "content": content}],
+                            data={"folder": folder, "files": shown}, slot=STABLE)] if content else []
+        return sections + (self._passages(turn) if statuses else [])
+
+    def _passages(self, turn: TurnContext) -> list[Section]:
+        options = self.options
+        if options is None or not turn.memory or (options.recall_mode == "on_demand" and turn.can_call_tools):
             return []
-        return [Section("files", [{"role": "system", "content": content}],
-                        data={"folder": folder, "files": shown}, slot=STABLE)]
+        hits = self.index.search(turn.session.folder, turn.text, k=options.recall_max_results,
+                                 threshold=options.recall_threshold)
+        if not hits:
+            return []
+        return [Section("passages", [{"role": "user", "content": passage(h)} for h in hits],
+                        data={"memories": [passage_json(h) for h in hits], "prompt": PASSAGES[turn.language]},
+                        slot=RECALLED)]
 
     def tools(self, turn: TurnContext) -> list[Tool]:
         return file_tools(self.index, turn.session.folder)
