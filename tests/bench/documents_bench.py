@@ -249,12 +249,18 @@ def recall(engram: Engram, folder: str, name: str) -> dict:
     by_words = sum(found(sentence, {chunk_id}) for sentence, chunk_id in picked) / max(1, len(picked))
     result = {"sentences": len(picked), "recall_words": by_words}
     if name in PARAPHRASES:
-        scores = []
+        options = engram.memory_options
+        scores, brought = [], []
         for anchor, paraphrase in PARAPHRASES[name]:
             wanted = {c.id for c in chunks if anchor.replace(" ", "") in flat(c.text).replace(" ", "")}
             assert wanted, f"{anchor!r} is in no chunk of {name}"
             scores.append(found(paraphrase, wanted))
-        result |= {"paraphrases": len(scores), "recall_paraphrase": sum(scores) / len(scores)}
+            # What a question in the chat brings before the reply (files/provider.py: recall's count and threshold).
+            passages = engram.files.search(folder, paraphrase, k=options.recall_max_results,
+                                           threshold=options.recall_threshold)
+            brought.append(bool(wanted & {hit.memory.id for hit in passages}))
+        result |= {"paraphrases": len(scores), "recall_paraphrase": sum(scores) / len(scores),
+                   "brought_to_reply": sum(brought) / len(brought)}
     return result
 
 
@@ -286,14 +292,15 @@ def main() -> None:
                 print(json.dumps(row, ensure_ascii=False), flush=True)
         engram.close()
     print("\n| document | pages | pages/s | peak MB | drop→words s | drop→meaning s (CPU s) | recall@5 words |"
-          " paraphrase |")
-    print("|---|---|---|---|---|---|---|---|")
+          " paraphrase | paraphrase brought to the reply |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         def num(key, fmt, r=r):
             return format(r[key], fmt) if r.get(key) is not None else "–"
         print(f"| {r['document']} | {r['pages']} | {num('pages_per_s', '.0f')} | {num('rss_mb', '.0f')} |"
               f" {num('drop_to_words_s', '.1f')} | {num('drop_to_meaning_s', '.1f')} ({num('drop_to_meaning_cpu_s', '.1f')}) | {num('recall_words', '.2f')} |"
-              f" {num('recall_paraphrase', '.2f')} |" + (f" {r['problem']}" if r.get("problem") else ""))
+              f" {num('recall_paraphrase', '.2f')} | {num('brought_to_reply', '.2f')} |"
+              + (f" {r['problem']}" if r.get("problem") else ""))
 
 
 if __name__ == "__main__":
