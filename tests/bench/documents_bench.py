@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "desktop"))
 
 from engram.core.app import Engram  # noqa: E402
 from engram.core.files.formats import SOURCES_DIR  # noqa: E402
+from engram.core.files.provider import passages  # noqa: E402
 from engram.core.files.watcher import FolderWatcher  # noqa: E402
 
 MIRROR = Path("/work/.mirror")
@@ -119,6 +120,13 @@ PARAPHRASES = {
         ("未经德邦证券研究所书面授权", "没有德邦的书面同意，不能复制或者转发这份报告"),
     ],
 }
+
+
+# Everyday messages about none of the documents: a passage they bring is noise in the reply's context.
+UNRELATED = ["hello, how are you?", "Can you recommend a snack for a long hike?", "What is the capital of France?",
+             "Thanks!", "Remind me to call my mother tomorrow", "What should I cook tonight?", "I am allergic to peanuts",
+             "Tell me a joke", "How do I fix a flat bicycle tyre?", "What time is it in Tokyo?",
+             "写一首关于秋天的诗", "我今天很累", "明天提醒我给妈妈打电话", "推荐一部好看的电影", "你好"]
 
 
 def source_path(name: str, work: Path) -> Path | None:
@@ -249,18 +257,17 @@ def recall(engram: Engram, folder: str, name: str) -> dict:
     by_words = sum(found(sentence, {chunk_id}) for sentence, chunk_id in picked) / max(1, len(picked))
     result = {"sentences": len(picked), "recall_words": by_words}
     if name in PARAPHRASES:
-        options = engram.memory_options
+        k = engram.memory_options.recall_max_results
         scores, brought = [], []
         for anchor, paraphrase in PARAPHRASES[name]:
             wanted = {c.id for c in chunks if anchor.replace(" ", "") in flat(c.text).replace(" ", "")}
             assert wanted, f"{anchor!r} is in no chunk of {name}"
             scores.append(found(paraphrase, wanted))
-            # What a question in the chat brings before the reply (files/provider.py: recall's count and threshold).
-            passages = engram.files.search(folder, paraphrase, k=options.recall_max_results,
-                                           threshold=options.recall_threshold)
-            brought.append(bool(wanted & {hit.memory.id for hit in passages}))
+            # What a question in the chat brings before the reply (files/provider.py).
+            brought.append(bool(wanted & {hit.memory.id for hit in passages(engram.files, folder, paraphrase, k)}))
         result |= {"paraphrases": len(scores), "recall_paraphrase": sum(scores) / len(scores),
-                   "brought_to_reply": sum(brought) / len(brought)}
+                   "brought_to_reply": sum(brought) / len(brought),
+                   "unrelated_brought": sum(bool(passages(engram.files, folder, message, k)) for message in UNRELATED)}
     return result
 
 
@@ -292,14 +299,14 @@ def main() -> None:
                 print(json.dumps(row, ensure_ascii=False), flush=True)
         engram.close()
     print("\n| document | pages | pages/s | peak MB | drop→words s | drop→meaning s (CPU s) | recall@5 words |"
-          " paraphrase | paraphrase brought to the reply |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          f" paraphrase | paraphrase brought to the reply | unrelated that brought one (of {len(UNRELATED)}) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         def num(key, fmt, r=r):
             return format(r[key], fmt) if r.get(key) is not None else "–"
         print(f"| {r['document']} | {r['pages']} | {num('pages_per_s', '.0f')} | {num('rss_mb', '.0f')} |"
               f" {num('drop_to_words_s', '.1f')} | {num('drop_to_meaning_s', '.1f')} ({num('drop_to_meaning_cpu_s', '.1f')}) | {num('recall_words', '.2f')} |"
-              f" {num('recall_paraphrase', '.2f')} | {num('brought_to_reply', '.2f')} |"
+              f" {num('recall_paraphrase', '.2f')} | {num('brought_to_reply', '.2f')} | {num('unrelated_brought', 'd')} |"
               + (f" {r['problem']}" if r.get("problem") else ""))
 
 

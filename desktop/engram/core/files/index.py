@@ -201,13 +201,13 @@ class FileIndex:
         self._emit([changed, *index] if changed else [])
         return changed
 
-    def search(self, folder: str, query: str, k: int = 5, mode: str = "hybrid", threshold: float = 0.0) -> list[FileHit]:
+    def search(self, folder: str, query: str, k: int = 5, mode: str = "hybrid", centred: bool = True) -> list[FileHit]:
         """The folder's chunks nearest to ``query`` (by meaning, and by words unless mode says not);
-        ``threshold`` as SearchOptions says."""
+        ``centred`` as SearchOptions.centre_meaning says."""
         scope = self.scope_for(folder)
         if scope is None:
             raise NotFound(f"{folder!r} is not the folder of a session")
-        hits = self.store.search(query, scope, SearchOptions(mode=mode, k=k, threshold=threshold,
+        hits = self.store.search(query, scope, SearchOptions(mode=mode, k=k, centre_meaning=centred,
                                                              kinds=(Kind.FILE.value,))).hits
         places = [(self.catalog.chunk_place(folder, hit.memory.id), hit) for hit in hits]
         return [FileHit(*place, hit.memory, hit.score, hit.similarity) for place, hit in places if place]

@@ -9,9 +9,10 @@ stable part of the context, which the turn's budget never trims). A model that c
 
 A document attached to the chat is there to be asked about, and neither a model without tools nor
 a small one that seldom calls ``files_search`` would ever read it. So, like recall, the folder's
-chunks are searched with the person's words before the reply, and the best few above the recall
-threshold come with the message, each citing its file and place ("report.pdf, p. 12"). Not when
-the chat's memory is off, nor when recall is left to the model (``on_demand``) and it has the tools.
+chunks are searched with the person's words before the reply, and the best few (as many as recall
+brings) that match it well enough (``PASSAGE_SCORE``) come with the message, each citing its file and place
+("report.pdf, p. 12"). Not when the chat's memory is off, nor when recall is left to the model
+(``on_demand``) and it has the tools.
 The words are in the turn's language (engram.core.conversation.prompts).
 """
 
@@ -28,6 +29,20 @@ from engram.core.files.tools import file_tools
 from engram.core.memory.search.options import SearchHit
 
 MAX_PASSAGE_CHARS = 1500      # of one passage's text, as files_search gives it
+# What a passage must score to come with a message: the hybrid search's fused score (words and
+# meaning together), chosen with tests/bench/documents_bench.py, its written paraphrases against 15
+# everyday messages (docs/benchmarks.md): the paraphrases' own chunks scored 0.14-0.44 where found,
+# the everyday messages' best chunk 0-0.14 (one outlier: "Thanks!" finds a paper's acknowledgements).
+# Meaning is measured from the embedding model's unrelated point, not from the neighbourhood's middle
+# as recall's is: a chat's folder is often one document on one topic, where some chunk always stands
+# out from the rest whatever the message, and a similarity threshold alone did not separate them
+# (e5 puts two Chinese lines on any topics up to 0.43 apart).
+PASSAGE_SCORE = 0.15
+
+
+def passages(index: FileIndex, folder: str, text: str, k: int) -> list[FileHit]:
+    """The ``k`` chunks of the folder that best match ``text``, if they match it at all."""
+    return [hit for hit in index.search(folder, text, k=k, centred=False) if hit.score >= PASSAGE_SCORE]
 
 
 def passage(hit: FileHit) -> str:
@@ -44,7 +59,7 @@ def passage_json(hit: FileHit) -> dict:
 
 class FileMemoryProvider:
     def __init__(self, index: FileIndex, index_tokens: int = 500, options: MemoryOptions | None = None):
-        """``options``: recall's (mode, how many, from what similarity); None: no passages."""
+        """``options``: recall's (its mode, how many); None: no passages."""
         self.index = index
         self.index_tokens = index_tokens
         self.options = options
@@ -75,8 +90,7 @@ class FileMemoryProvider:
         options = self.options
         if options is None or not turn.memory or (options.recall_mode == "on_demand" and turn.can_call_tools):
             return []
-        hits = self.index.search(turn.session.folder, turn.text, k=options.recall_max_results,
-                                 threshold=options.recall_threshold)
+        hits = passages(self.index, turn.session.folder, turn.text, options.recall_max_results)
         if not hits:
             return []
         return [Section("passages", [{"role": "user", "content": passage(h)} for h in hits],
