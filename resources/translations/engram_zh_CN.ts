@@ -955,6 +955,10 @@ I run entirely on this computer and I remember what you tell me across chats. Ev
         <translation>聊天模型放到 GPU 上运行的层数（这个 Engram 版本能用的 Metal、CUDA 或 Vulkan）：自动 = 放入空闲显存装得下的层，0 = 模型留在 CPU 上。没有 GPU 时，任何设置都在 CPU 上运行。</translation>
     </message>
     <message>
+        <source>Layers of the embedding model and of the reranker run on the GPU this build of Engram can use (Metal, CUDA or Vulkan): auto puts there what fits its free memory, 0 keeps them on the CPU. A change reloads them when saved.</source>
+        <translation>嵌入模型和重排模型放到 GPU 上运行的层数（这个 Engram 版本能用的 Metal、CUDA 或 Vulkan）：自动 = 放入空闲显存装得下的层，0 = 它们留在 CPU 上。保存后更改即重新加载它们。</translation>
+    </message>
+    <message>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -2822,6 +2826,10 @@ Its messages, its context records and the memories taken from it are forgotten f
     <message>
         <source>Thinking</source>
         <translation>思考</translation>
+    </message>
+    <message>
+        <source>Embedding GPU layers</source>
+        <translation>嵌入模型 GPU 层数</translation>
     </message>
     <message>
         <source> days</source>

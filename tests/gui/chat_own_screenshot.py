@@ -62,6 +62,9 @@ say("Suggest a name for a grey cat.")
 window.chat.view.bubbles[0].actions["Edit"].click()
 say("Suggest a name for a ginger cat.")
 wait(lambda: window.branches.pagers)
+# The Memories tab follows the archive: the picture waits until it shows every memory the chat made.
+wait(lambda: engram.outbox.health().pending == 0 and engram.store.count() > 0
+     and window.memories.list.topLevelItemCount() == engram.store.count())
 shot("chat-branch")
 
 window.new_chat()

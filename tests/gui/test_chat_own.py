@@ -154,12 +154,28 @@ def test_the_model_picker_gives_this_chat_its_own_model_off_the_gui_thread(qtbot
     texts = [a.text() for a in menu.actions()]
     assert texts == ["The model of Settings (fake-chat)", "Other model", "", "More models…"]
     next(a for a in menu.actions() if a.text() == "Other model").trigger()
-    qtbot.waitUntil(lambda: window.chat.model_name.text() == "other-model" and window.status.state == "ready",
+    qtbot.waitUntil(lambda: window.chat.model_name.text() == "Other model" and window.status.state == "ready",
                     timeout=10_000)
     engram = window.backend.engram
     assert engram.turn_engine.chat_settings.get(window.session.id).model == str(other)
     assert type_and_send(qtbot, window, "and now").text == "From the other model."
     assert window.status.model.text().endswith("other-model")
+
+
+def test_the_header_names_a_catalog_model_and_the_demo_model_as_the_catalog_does(qtbot, fake_window, tmp_path):
+    from types import SimpleNamespace
+
+    from engram.core.models import demo
+    from engram.core.models.library import ModelLibrary
+
+    window = fake_window()
+    entry = next(e for e in ModelLibrary(window.backend.engram.settings).catalog.entries if e.name == "qwen3-4b")
+    downloaded = tmp_path / entry.file_name
+    for model, name in ((SimpleNamespace(name=downloaded.stem, path=downloaded), "Qwen3 4B"),
+                        (SimpleNamespace(name=demo.FILE_NAME, path=demo.demo_model_path()), demo.NAME),
+                        (SimpleNamespace(name="mine", path=tmp_path / "mine.gguf"), "mine")):
+        window.chat_options.set_default_model(model)
+        qtbot.waitUntil(lambda shown=name: window.chat.model_name.text() == shown, timeout=10_000)
 
 
 def test_a_markdown_file_dropped_on_a_new_chat_lands_in_its_folder(qtbot, fake_window, tmp_path):

@@ -79,3 +79,36 @@ def test_a_model_that_does_not_load_is_refused_in_place_and_the_one_in_use_stays
     assert engram.embedder is in_use and engram.settings.embedding_model == ""
     assert not (isolated_dirs / "config" / "settings.json").exists()
     assert not window.words_only.isVisible()
+
+
+def test_embedding_gpu_layers_are_set_in_settings_and_reload_the_embedding_model(qtbot, open_window, isolated_dirs,
+                                                                                 monkeypatch):
+    import engram.core.app as app
+
+    loaded = []
+    real = app.GGUFEmbedder
+
+    def recorded(path, gpu_layers):
+        loaded.append(gpu_layers)
+        return real(path, gpu_layers=gpu_layers)
+
+    monkeypatch.setattr(app, "GGUFEmbedder", recorded)
+    window = open_window(reply_tokens=64, shared_embedder=False)     # (a number the dialog shows as it is)
+    engram = window.backend.engram
+    in_use, engine = engram.embedder, engram.turn_engine
+    window.open_settings(page="Models")
+    dialog = window.settings_dialog
+    box = dialog.embedding_gpu_layers
+    assert box.setting() == "auto" and box.text() == "auto" and "embedding model" in box.toolTip()
+    assert dialog.gpu_layers.setting() == "auto" and "chat model" in dialog.gpu_layers.toolTip()
+    box.set_setting(0)
+    dialog.save()
+    qtbot.waitUntil(lambda: "Saved" in dialog.notice.text(), timeout=30_000)
+    assert loaded == ["auto", 0] and engram.embedder is not in_use
+    assert engram.settings.embedding_gpu_layers == 0 and engram.settings.chat_gpu_layers == "auto"
+    assert engram.turn_engine is engine and window.status.state == "ready"      # nothing else reloaded
+    saved = json.loads((isolated_dirs / "config" / "settings.json").read_text())
+    assert saved["embedding_gpu_layers"] == 0
+    dialog.close()
+    window.open_settings(page="Models")
+    assert window.settings_dialog.embedding_gpu_layers.text() == "0"

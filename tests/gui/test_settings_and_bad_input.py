@@ -53,7 +53,7 @@ def test_gpu_layers_are_auto_all_or_a_number_typed_or_stepped(qtbot):
     """(Saving a new value reloads the chat model, which the window tests share: the box alone.)"""
     from engram.ui.settings_dialog import GpuLayersBox
 
-    box = GpuLayersBox()
+    box = GpuLayersBox("embedding")
     qtbot.addWidget(box)
     box.set_setting("auto")
     assert box.text() == "auto" and box.setting() == "auto"

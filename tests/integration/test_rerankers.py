@@ -169,3 +169,30 @@ def test_doctor_reads_the_headers_of_the_models_in_use(files):
     check = _model_metadata({"settings": settings})
     assert not check.ok and "tiny-qwen3-bare.gguf (reranker, in use): pooling rank, rank head cls.output.weight," \
                             " no rerank template" in check.detail and "chat_template.rerank" in check.detail
+
+
+def test_new_embedding_gpu_layers_reload_the_reranker_and_one_that_fails_keeps_the_old(files, make_engram,
+                                                                                      monkeypatch, tmp_path):
+    import shutil
+
+    import engram.core.app as app
+
+    loaded = []
+
+    def recorded(path, gpu_layers):
+        loaded.append(gpu_layers)
+        return GGUFReranker(path, gpu_layers=gpu_layers)
+
+    monkeypatch.setattr(app, "GGUFReranker", recorded)
+    model = shutil.copy(files["bge"], tmp_path / "bge.gguf")
+    engram = make_engram(rerank_model=str(model))
+    engram.use_rerank_model(engram.settings.rerank_model)
+    first = engram.store.reranker
+    engram.settings.embedding_gpu_layers = 0
+    engram.apply_settings({"embedding_gpu_layers"})
+    assert loaded == ["auto", 0] and engram.store.reranker is not first and engram.rerank_problem is None
+    second = engram.store.reranker
+    model.unlink()
+    engram.settings.embedding_gpu_layers = "auto"
+    engram.apply_settings({"embedding_gpu_layers"})
+    assert engram.store.reranker is second and "bge.gguf" in str(engram.rerank_problem)

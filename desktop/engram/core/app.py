@@ -26,7 +26,7 @@ from engram.core.errors import DataDirError, InvalidInput, ModelError
 from engram.core.files import SESSIONS_DIR, TRASH_DIR, FileIndex
 from engram.core.files.documents import CONVERT_JOB, Documents
 from engram.core.files.provider import FileMemoryProvider
-from engram.core.settings import Settings
+from engram.core.settings import EMBEDDING_FIELDS, Settings
 from engram.core.conversation.memory_options import MemoryOptions
 from engram.core.conversation.outbox import Outbox
 from engram.core.conversation.preferences import Preferences, PreferencesProvider
@@ -140,11 +140,13 @@ class Engram:
 
     # -- the embedding model (switched without a restart) ------------------------------------------
 
-    def use_embedding_model(self, setting: str) -> None:
+    def use_embedding_model(self, setting: str, gpu_layers: int | str | None = None) -> None:
         """Load the embedding model an ``embedding_model`` setting names and use it from now on:
-        Settings' new model, or the broken one put right. Takes seconds, so never on the GUI
-        thread. When it does not load, ModelError is raised and nothing changes."""
-        self.use_embedder(GGUFEmbedder(embedding_model_path(setting), gpu_layers=self.settings.embedding_gpu_layers))
+        Settings' new model, the broken one put right, or the one in use with other ``gpu_layers``
+        (None: the setting's). Takes seconds, so never on the GUI thread. When it does not load,
+        ModelError is raised and nothing changes."""
+        layers = self.settings.embedding_gpu_layers if gpu_layers is None else gpu_layers
+        self.use_embedder(GGUFEmbedder(embedding_model_path(setting), gpu_layers=layers))
 
     def use_embedder(self, embedder: Embedder) -> None:
         """Embed and search with this model from now on, while the window's threads and the outbox
@@ -322,12 +324,19 @@ class Engram:
         next turn on; a changed chat model, context size, threads or GPU layers on the model's next
         use (the old model is closed once its current reply ends). A new embedding model (or reranker) is
         loaded before its setting is saved, by ``use_embedding_model`` (``use_rerank_model``); alone, it
-        restarts nothing here (the outbox may be busy re-embedding for minutes)."""
+        restarts nothing here (the outbox may be busy re-embedding for minutes). Changed embedding GPU
+        layers (the embedding model was loaded with them before) reload the reranker, which shares
+        them; one that does not load then is named in ``rerank_problem``, the one in use stays."""
         if "sensitive_details" in changed:
             self.store.clean = self.sessions.clean = self.profiles.clean = self._sensitive_mask()
         if "profile_learning" in changed:
             self.profile_learning.mode = self.settings.profile_learning
-        if not changed or changed - {"embedding_model", "rerank_model"}:
+        if "embedding_gpu_layers" in changed and self.store.reranker is not None:
+            try:
+                self.use_rerank_model(self.settings.rerank_model)
+            except ModelError as e:
+                self.rerank_problem = e
+        if not changed or changed - EMBEDDING_FIELDS:
             for name in ("memory_options", "turn_engine"):
                 self.__dict__.pop(name, None)
             if (old_outbox := self.__dict__.pop("outbox", None)) is not None and old_outbox.running:

@@ -19,6 +19,8 @@ from engram.core.memory.records import now_iso
 
 SETTINGS_FILE = "settings.json"
 GPU_LAYERS = ("chat_gpu_layers", "embedding_gpu_layers")     # "auto" or a number (gpu.parse_layers)
+# Applied by loading a model (Engram.use_embedding_model, use_rerank_model), not by renewing the turn engine.
+EMBEDDING_FIELDS = frozenset({"embedding_model", "embedding_gpu_layers", "rerank_model"})
 DEFAULT_PROFILE = "default"
 
 

@@ -63,7 +63,9 @@ class ChatOptions(QObject):
         self.backend, self.chat, self.status, self.session = backend, chat, status, session
         self.settings = ChatSettings()          # the open chat's
         self.default_name = ""                  # the settings' chat model's
+        self.default_path = ""                  # its file, where it was loaded from one
         self.models: list[tuple[str, str]] = []     # (name, file) of the other chat models on this machine
+        self.names: dict[str, str] = {}         # file -> name of every chat model on this machine
         self.model_menu = QMenu(chat.model_name)
         self.model_menu.aboutToShow.connect(self._fill_model_menu)
         chat.model_name.setMenu(self.model_menu)
@@ -92,31 +94,45 @@ class ChatOptions(QObject):
         self.memory.setChecked(settings.memory)
         self.memory.blockSignals(False)
         self.chat.memory_off.setVisible(not settings.memory)
-        self.chat.model_name.setText(Path(settings.model).stem if settings.model else self.default_name)
+        self.chat.model_name.setText(self.name_of(settings.model) if settings.model else self.default_name)
         self.chat.model_name.setToolTip(
             self.tr("This chat's own model: {path}").format(path=settings.model) if settings.model
             else self.tr("The chat model of Settings; click to give this chat another"))
         self.chat.this_chat.setToolTip(self.tr("Instructions for this chat: {text}").format(
             text=settings.instructions[:200]) if settings.instructions else self.tr("Memory and instructions for this chat"))
 
-    def set_default_model(self, name: str) -> None:
-        """The settings' chat model is loaded (or changed): its name, where no chat's own is chosen."""
-        self.default_name = name
-        self._shown(self.settings)
+    def name_of(self, path: str) -> str:
+        """The name a chat model's file goes by: the catalog's (ModelLibrary.name_of), else the file's."""
+        return self.names.get(path) or Path(path).stem
+
+    def set_default_model(self, model) -> None:
+        """The settings' chat model is loaded (or changed): its name, where no chat's own is chosen,
+        shows once read off the GUI thread (refresh_models)."""
+        self.default_name = getattr(model, "name", "")
+        self.default_path = str(getattr(model, "path", ""))
         self.refresh_models()
 
     def refresh_models(self) -> None:
-        """Read the chat models on this machine again (for the picker's next opening), but the
-        settings' one, which the picker offers first."""
+        """Read the chat models on this machine and their names again (for the header and the
+        picker's next opening); the picker offers the settings' one first, apart from the others."""
         from engram.core.models.chat_model import chat_model_path
         from engram.core.models.library import ModelLibrary
 
-        def found(engram):
-            default = chat_model_path(engram.settings).resolve()
-            return [(name, str(path)) for name, path in ModelLibrary(engram.settings).chat_models()
-                    if path.resolve() != default]
+        default_name, default_path = self.default_name, self.default_path
 
-        self.backend.disk(found, returned=lambda models: setattr(self, "models", models))
+        def found(engram):
+            library = ModelLibrary(engram.settings)
+            default = chat_model_path(engram.settings).resolve()
+            models = library.chat_models()
+            return (library.name_of(default_path) if default_path else default_name,
+                    [(name, str(path)) for name, path in models if path.resolve() != default],
+                    {str(path): name for name, path in models})
+
+        self.backend.disk(found, returned=self._found)
+
+    def _found(self, found: tuple[str, list[tuple[str, str]], dict[str, str]]) -> None:
+        self.default_name, self.models, self.names = found
+        self._shown(self.settings)
 
     # -- changes -----------------------------------------------------------------------------------
 
@@ -167,13 +183,13 @@ class ChatOptions(QObject):
     def choose_model(self, path: str) -> None:
         """Give this chat the model in ``path`` ("": the settings' one) and load it off the GUI thread."""
         self._change(model=path)
-        self.status.set_model_state("loading", Path(path).stem if path else self.default_name)
+        self.status.set_model_state("loading", self.name_of(path) if path else self.default_name)
 
         def loaded(model) -> None:
             self.status.set_model_state("ready", getattr(model, "name", ""))
 
         def failed(error) -> None:
-            self.status.set_model_state("error", Path(path).stem)
+            self.status.set_model_state("error", self.name_of(path))
             self.chat.notice.show_message(self.tr("<b>The chat model did not load.</b> {why}").format(
                 why=explain(error)), "error", [(self.tr("Use the model of Settings"), lambda: self.choose_model(""))])
 

@@ -221,7 +221,7 @@ class MainWindow(QMainWindow):
         self.turn_controller.model_name = getattr(model, "name", "")
         self.status.set_model_state("ready", self.turn_controller.model_name)
         self.status.set_device(getattr(model, "placement", None))
-        self.chat_options.set_default_model(self.turn_controller.model_name)
+        self.chat_options.set_default_model(model)
         self.chat.notice.hide()
 
     def _model_failed(self, error) -> None:

@@ -88,7 +88,6 @@ class MarkdownView(QTextBrowser):
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.viewport().setAutoFillBackground(False)
         self.setAttribute(Qt.WA_TranslucentBackground)
-        self.setStyleSheet("QTextBrowser { background: transparent; }")
         self.document().setDocumentMargin(2)
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self.markdown = ""

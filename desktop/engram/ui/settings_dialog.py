@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
 
 from engram.core.errors import EngramError, ModelError
 from engram.core.models.gpu import ALL, AUTO
+from engram.core.settings import EMBEDDING_FIELDS
 from engram.core.storage.pgpass import remember_password
 from engram.core.conversation.memory_options import RECALL_MODES, scope_dimensions
 from engram.core.conversation.preferences import DETAIL_LEVELS
@@ -120,16 +121,23 @@ class ModelPicker(QWidget):
 
 
 class GpuLayersBox(QSpinBox):
-    """GPU layers: auto (what fits the GPU's memory), all, 0 (the CPU only) or a number."""
+    """GPU layers of the chat model, or of the embedding model and reranker (``role``): auto (what
+    fits the GPU's memory), all, 0 (the CPU only) or a number."""
 
     AUTO_VALUE = ALL - 1
+    TOOLTIPS = {"chat": QT_TRANSLATE_NOOP("GpuLayersBox", "Layers of the chat model run on the GPU this build of"
+                                          " Engram can use (Metal, CUDA or Vulkan): auto puts there what fits its"
+                                          " free memory, 0 keeps the model on the CPU. Without a GPU, every setting"
+                                          " runs on the CPU."),
+                "embedding": QT_TRANSLATE_NOOP("GpuLayersBox", "Layers of the embedding model and of the reranker"
+                                               " run on the GPU this build of Engram can use (Metal, CUDA or"
+                                               " Vulkan): auto puts there what fits its free memory, 0 keeps them"
+                                               " on the CPU. A change reloads them when saved.")}
 
-    def __init__(self, parent=None):
+    def __init__(self, role: str, parent=None):
         super().__init__(parent, minimum=self.AUTO_VALUE, maximum=999)
         self.setSpecialValueText(self.tr("auto"))
-        self.setToolTip(self.tr("Layers of the chat model run on the GPU this build of Engram can use (Metal,"
-                                " CUDA or Vulkan): auto puts there what fits its free memory, 0 keeps the"
-                                " model on the CPU. Without a GPU, every setting runs on the CPU."))
+        self.setToolTip(self.tr(self.TOOLTIPS[role]))
 
     def setting(self) -> int | str:
         return AUTO if self.value() == self.AUTO_VALUE else self.value()
@@ -187,7 +195,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Chat model"), self.chat_model)
         self.context_size = QSpinBox(minimum=512, maximum=262_144, singleStep=512)
         self.threads = QSpinBox(minimum=0, maximum=256, specialValueText=self.tr("one per CPU"))
-        self.gpu_layers = GpuLayersBox()
+        self.gpu_layers = GpuLayersBox("chat")
         self.reply_tokens = QSpinBox(minimum=16, maximum=8192, singleStep=64)
         form.addRow(self.tr("Context size (tokens)"), self.context_size)
         form.addRow(self.tr("CPU threads"), self.threads)
@@ -203,6 +211,8 @@ class SettingsDialog(QDialog):
         self.embedding_model = ModelPicker(self.backend, "embedding",
                                            self.tr("The bundled multilingual-e5-small (Chinese, English and more)"))
         form.addRow(self.tr("Embedding model"), self.embedding_model)
+        self.embedding_gpu_layers = GpuLayersBox("embedding")
+        form.addRow(self.tr("Embedding GPU layers"), self.embedding_gpu_layers)
         hint = QLabel(self.tr("A better chat model: pick one with “Download a model…” below, or choose"
                               " a GGUF file you already have above. A new embedding model is used as soon as it is"
                               " saved; your memories are then re-embedded in the background, and found by their"
@@ -385,6 +395,7 @@ class SettingsDialog(QDialog):
         self.context_size.setValue(s.chat_context_size)
         self.threads.setValue(s.chat_threads)
         self.gpu_layers.set_setting(s.chat_gpu_layers)
+        self.embedding_gpu_layers.set_setting(s.embedding_gpu_layers)
         self.reply_tokens.setValue(s.chat_max_tokens)
         self.search_time.setCurrentIndex(max(0, self.search_time.findData(s.recall_mode)))
         self.triggers.set_words(s.recall_triggers_en, s.recall_triggers_zh)
@@ -427,7 +438,8 @@ class SettingsDialog(QDialog):
     def values(self) -> dict:
         return {"chat_model": self.chat_model.path.text(), "embedding_model": self.embedding_model.path.text(),
                 "chat_context_size": self.context_size.value(), "chat_threads": self.threads.value(),
-                "chat_gpu_layers": self.gpu_layers.setting(), "chat_max_tokens": self.reply_tokens.value(),
+                "chat_gpu_layers": self.gpu_layers.setting(),
+                "embedding_gpu_layers": self.embedding_gpu_layers.setting(), "chat_max_tokens": self.reply_tokens.value(),
                 "recall_mode": self.search_time.currentData(), "recall_max_results": self.max_results.value(),
                 "recall_threshold": round(self.threshold.value(), 2),
                 "recency_half_life_days": self.half_life.value(), "window_messages": self.window_size.value(),
@@ -469,8 +481,10 @@ class SettingsDialog(QDialog):
                 count=engram.settings.summary_keep), "error")
             return
 
-        # A new embedding model, or the one that did not load (its file may have been put right).
-        embedding = values["embedding_model"] != engram.settings.embedding_model or engram.embedding_problem is not None
+        # A new embedding model, the one in use on other GPU layers, or the one that did not load (its
+        # file may have been put right).
+        embedding = (values["embedding_model"] != engram.settings.embedding_model or engram.embedding_problem is not None
+                     or values["embedding_gpu_layers"] != engram.settings.embedding_gpu_layers)
         server = self.server.connection()
 
         def write(e):
@@ -478,7 +492,8 @@ class SettingsDialog(QDialog):
                 remember_password(server)      # in libpq's password file, not the settings
             changed = {k for k, v in values.items() if getattr(e.settings, k) != v}
             if embedding:
-                e.use_embedding_model(values["embedding_model"])    # ModelError: nothing saved, the one in use stays
+                # ModelError: nothing saved, the one in use stays
+                e.use_embedding_model(values["embedding_model"], values["embedding_gpu_layers"])
                 changed.add("embedding_model")
             for key in changed:
                 setattr(e.settings, key, values[key])
@@ -510,7 +525,7 @@ class SettingsDialog(QDialog):
             groups.add("chat")
         if "embedding_model" in changed:
             groups.add("embedding")
-        if changed - set(CHAT_FIELDS) - {"embedding_model"}:
+        if changed - set(CHAT_FIELDS) - EMBEDDING_FIELDS:
             groups.add("memory")
         note = self.tr("Saved.")
         if "embedding" in groups:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engram.core import paths
-from engram.core.models import measured, sources
+from engram.core.models import demo, measured, sources
 from engram.core.models.downloads import Progress, discard_partial, fetch, partial_size
 from engram.core.errors import InvalidInput, ModelError
 from engram.core.models.gguf import check_model_file
@@ -37,10 +37,8 @@ def config_folder(settings: Settings) -> Path:
 def note_reply(settings: Settings, tokens: int, tokens_per_second: float, model_file: str = "") -> None:
     """A reply of the chat model in use (``model_file``: a chat's own) came at this speed: the
     catalog tells it from now on."""
-    from engram.core.models.demo import FILE_NAME
-
     chosen = model_file or settings.chat_model
-    model = Path(chosen).name if chosen else FILE_NAME
+    model = Path(chosen).name if chosen else demo.FILE_NAME
     measured.note_reply(config_folder(settings), model, tokens, tokens_per_second)
 
 
@@ -142,22 +140,25 @@ class ModelLibrary:
     def chat_models(self) -> list[tuple[str, Path]]:
         """The chat models a chat can be given now, as (name, file): the demo model, the catalog's
         downloaded ones and a file of one's own that the settings name; each file once."""
-        from engram.core.models import demo
-
-        found: list[tuple[str, Path]] = []
-        try:
-            found.append((demo.NAME, demo.demo_model_path()))
-        except ModelError:
-            pass                          # not installed with this build: the others still count
-        found += [(entry.name, self.path(entry)) for entry in self.catalog.entries
+        found = [(demo.NAME, demo_path) for demo_path in _demo_model()]
+        found += [(entry.title, self.path(entry)) for entry in self.catalog.entries
                   if entry.kind == "chat" and self.path(entry).is_file()]
         if self.settings.chat_model:
             own = Path(self.settings.chat_model).expanduser()
-            found.append((own.stem, own))
+            found.append((self.name_of(own), own))
         unique: dict[Path, tuple[str, Path]] = {}
         for name, path in found:
             unique.setdefault(path.resolve(), (name, path))
         return list(unique.values())
+
+    def name_of(self, path: str | Path) -> str:
+        """What a person calls the chat model in ``path`` (the picker in a chat's header): the demo
+        model's name, the catalog's title for a catalog model, else the file's name without ".gguf"."""
+        wanted = Path(path).expanduser()
+        if any(wanted.resolve() == demo_path.resolve() for demo_path in _demo_model()):
+            return demo.NAME
+        entry = self.catalog.for_file(wanted)
+        return entry.title if entry is not None else wanted.stem
 
     def setting_for(self, name: str) -> tuple[str, str]:
         """The setting that makes Engram use this model, and its value."""
@@ -198,3 +199,11 @@ class ModelLibrary:
         if not done:
             raise InvalidInput(f"{entry.name} is not on this machine; nothing to remove")
         return done
+
+
+def _demo_model() -> list[Path]:
+    """The demo model's file, where this build has it (else none: the other models still count)."""
+    try:
+        return [demo.demo_model_path()]
+    except ModelError:
+        return []
