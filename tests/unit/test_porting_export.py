@@ -208,3 +208,25 @@ def test_only_engrams_own_front_matter_names_settings_a_persons_note_keeps_its_l
     (session_id, _, _), = importer.import_file(engram, "markdown", note, "alice").imported
     assert engram.turn_engine.chat_settings.get(session_id).memory is True
     assert engram.sessions.messages(session_id)[0].content == "- memory: off\n- model: a bigger fridge"
+
+
+def test_settings_written_by_hand_in_an_exported_chat(make_engram, tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    head = "# {title}\n\n- session: `{title}`\n- user: alice\n"
+    (folder / "a.md").write_text(head.format(title="Edited") + "- memory: OFF\n- instructions: Be brief, please.\n"
+                                 "- model: not quoted.gguf\n\n## user — 2026-01-02T03:04:05Z\n\nhello\n")
+    (folder / "b.md").write_text(head.format(title="Too long") + f"- instructions: {'x' * 4001}\n\n## user\n\nhi\n")
+    (folder / "c.md").write_text(head.format(title="Odd") + '- memory: maybe\n- instructions: "unclosed\n\n## user\n\nhey\n')
+    engram = make_engram()
+    report = importer.import_file(engram, "markdown", folder, "alice")
+    back = {title: session_id for session_id, title, _ in report.imported}
+    assert set(back) == {"Edited", "Odd"}
+    assert engram.turn_engine.chat_settings.get(back["Edited"]).to_json() == {
+        "memory": False, "instructions": "Be brief, please.", "model": ""}
+    (damaged,) = report.damaged
+    assert damaged.where == "conversation 'Too long'"
+    assert damaged.why.startswith("the instructions are 4001 characters long; the limit is 4000")
+    assert engram.turn_engine.chat_settings.get(back["Odd"]).memory is True
+    assert [m.content for m in engram.sessions.messages(back["Odd"])] == [
+        '- memory: maybe\n- instructions: "unclosed', "hey"], "what does not read as a setting stays the chat's text"
