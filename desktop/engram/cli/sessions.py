@@ -16,7 +16,8 @@ from engram.core.storage.atomic import write_text_atomic
 
 
 def register(commands, common: argparse.ArgumentParser) -> None:
-    sessions = commands.add_parser("sessions", parents=[common], help="list, rename, delete and export chat sessions; each chat's own settings")
+    sessions = commands.add_parser("sessions", parents=[common],
+                                   help="list, rename, delete and export chat sessions; each chat's own settings")
     sub = sessions.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     listing = sub.add_parser("list", parents=[common], help="a user's sessions, most recently used first")

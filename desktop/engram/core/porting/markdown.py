@@ -14,8 +14,9 @@ The person is ``user``, ``you``, ``human`` or ``me``; the assistant is ``assista
 first ``# `` heading before the first turn is the title (else the file's name). Text before the
 first turn (other than the title and Engram's ``- created: ...`` lines) becomes the first
 message, from the person, so nothing is lost. In Engram's own export (after its ``- session:``
-line) ``- memory: off``, ``- instructions: "…"`` and ``- model: "…"`` are the chat's own settings. A file with no turn at all is a note the person
-wrote: it becomes one message from them, found by search like anything they said.
+line) ``- memory: off``, ``- instructions: "…"`` and ``- model: "…"`` are the chat's own settings.
+A file with no turn at all is a note the person wrote: it becomes one message from them, found by
+search like anything they said.
 
 The same file imported again adds nothing (its key is the hash of its bytes; an edited file is a
 new conversation). Times unknown from the file are the file's modification time.
