@@ -97,3 +97,25 @@ def test_sessions_rename_export_delete_and_prefs(capsys, tmp_path):
     assert code == 2 and "detail must be one of" in err
     code, out, _ = run(capsys, "prefs", "show", "--user", "U", "--json")
     assert json.loads(out) == {"language": "中文"}
+
+
+def test_a_chats_own_settings_set_from_the_terminal_shape_the_next_real_turn(capsys, tmp_path):
+    assert run(capsys, "ask", "--user", "U", "--session", "s", "--max-tokens", "4", "hello")[0] == 0
+    broken = tmp_path / "half-downloaded.gguf"
+    broken.write_bytes(b"GGUF" + b"\0" * 64)
+    code, _, _ = run(capsys, "sessions", "set", "s", "--user", "U", "--memory", "off", "--model", str(broken),
+                     "--instructions", "Answer in one word.")
+    assert code == 0
+    code, _, err = run(capsys, "ask", "--user", "U", "--session", "s", "--max-tokens", "4", "my pin is 4321")
+    assert code == 2 and str(broken.resolve()) in err, "the chat's own model answers it, not the Settings one"
+    assert run(capsys, "ask", "--user", "U", "--session", "other", "--max-tokens", "4", "hi")[0] == 0
+
+    assert run(capsys, "sessions", "set", "s", "--user", "U", "--default-model")[0] == 0
+    code, out, _ = run(capsys, "ask", "--user", "U", "--session", "s", "--json", "--max-tokens", "4", "again")
+    turn = json.loads(out)["turn"]
+    assert code == 0 and "Answer in one word." in turn["messages"][0]["content"]
+    assert turn["recall"]["chat"]["memory"] is False and turn["recalled"] == []
+    code, out, _ = run(capsys, "memory", "list", "--user", "U", "--json")
+    kept = [json.loads(line)["text"] for line in out.splitlines()]
+    assert code == 0 and "hi" in kept and "hello" in kept, "the other chat, and this one before memory went off"
+    assert not any("4321" in text or text == "again" for text in kept), "nothing said with memory off is kept"

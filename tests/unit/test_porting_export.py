@@ -164,3 +164,69 @@ def test_a_chats_own_settings_travel_and_memory_off_stays_off(make_engram, tmp_p
     assert other.turn_engine.chat_settings.get(session_id).to_json() == {
         "memory": False, "instructions": "Be brief.", "model": ""}     # the model file is not on this one
     assert other.store.count(Scope(user="alice")) == 0, "a chat with memory off is not archived by an import"
+
+
+def test_markdown_export_carries_a_chats_own_settings_and_the_import_restores_them(make_engram, tmp_path,
+                                                                                    monkeypatch):
+    model = tmp_path / "on both computers.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))
+    engram = make_engram()
+    said = {"private": "my diary entry", "own": "hello", "plain": "what is the time?"}
+    for chat, text in said.items():
+        engram.sessions.get_or_create(chat, "alice", title=chat.title())
+        engram.turn_engine.send(chat, text)
+    engram.outbox.run_due()
+    engram.turn_engine.chat_settings.set("private", memory=False, instructions='Be brief.\nSay "ahoy" first.',
+                                         model=str(tmp_path / "only-on-the-old-computer.gguf"))
+    engram.turn_engine.chat_settings.set("own", model=str(model))
+    export(engram, "alice", "md", tmp_path / "alice")
+    written = {path.stem.rsplit("_", 1)[-1]: path.read_text() for path in (tmp_path / "alice" / "sessions").iterdir()}
+    assert '\n- memory: off\n- instructions: "Be brief.\\nSay \\"ahoy\\" first."\n- model: "' in written["private"]
+    assert "- memory:" not in written["own"] and f"- model: {json.dumps(str(model))}\n" in written["own"]
+    assert not any(f"- {name}:" in written["plain"] for name in ("memory", "instructions", "model"))
+
+    monkeypatch.setenv("ENGRAM_DATA_DIR", str(tmp_path / "another-computer"))
+    other = make_engram()
+    report = importer.import_file(other, "markdown", tmp_path / "alice" / "sessions", "alice")
+    other.outbox.run_due()
+    back = {title: session_id for session_id, title, _ in report.imported}
+    assert other.turn_engine.chat_settings.get(back["Private"]).to_json() == {
+        "memory": False, "instructions": 'Be brief.\nSay "ahoy" first.', "model": ""}   # that file is not here
+    assert other.turn_engine.chat_settings.get(back["Own"]).to_json() == {
+        "memory": True, "instructions": "", "model": str(model)}
+    assert other.turn_engine.chat_settings.get(back["Plain"]).to_json() == {
+        "memory": True, "instructions": "", "model": ""}
+    assert [m.content for m in other.sessions.messages(back["Private"])] == ["my diary entry", "OK."]
+    archived = {title: other.store.count(Scope(user="alice", session=session_id)) for title, session_id in back.items()}
+    assert archived == {"Private": 0, "Own": 2, "Plain": 2}, "a chat with memory off is not archived by an import"
+
+
+def test_only_engrams_own_front_matter_names_settings_a_persons_note_keeps_its_lines(make_engram, tmp_path):
+    note = tmp_path / "note.md"
+    note.write_text("# Shopping\n\n- memory: off\n- model: a bigger fridge\n\n## User\nWhat else?\n")
+    engram = make_engram()
+    (session_id, _, _), = importer.import_file(engram, "markdown", note, "alice").imported
+    assert engram.turn_engine.chat_settings.get(session_id).memory is True
+    assert engram.sessions.messages(session_id)[0].content == "- memory: off\n- model: a bigger fridge"
+
+
+def test_settings_written_by_hand_in_an_exported_chat(make_engram, tmp_path):
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    head = "# {title}\n\n- session: `{title}`\n- user: alice\n"
+    (folder / "a.md").write_text(head.format(title="Edited") + "- memory: OFF\n- instructions: Be brief, please.\n"
+                                 "- model: not quoted.gguf\n\n## user — 2026-01-02T03:04:05Z\n\nhello\n")
+    (folder / "b.md").write_text(head.format(title="Too long") + f"- instructions: {'x' * 4001}\n\n## user\n\nhi\n")
+    (folder / "c.md").write_text(head.format(title="Odd") + '- memory: maybe\n- instructions: "unclosed\n\n## user\n\nhey\n')
+    engram = make_engram()
+    report = importer.import_file(engram, "markdown", folder, "alice")
+    back = {title: session_id for session_id, title, _ in report.imported}
+    assert set(back) == {"Edited", "Odd"}
+    assert engram.turn_engine.chat_settings.get(back["Edited"]).to_json() == {
+        "memory": False, "instructions": "Be brief, please.", "model": ""}
+    (damaged,) = report.damaged
+    assert damaged.where == "conversation 'Too long'"
+    assert damaged.why.startswith("the instructions are 4001 characters long; the limit is 4000")
+    assert engram.turn_engine.chat_settings.get(back["Odd"]).memory is True
+    assert [m.content for m in engram.sessions.messages(back["Odd"])] == [
+        '- memory: maybe\n- instructions: "unclosed', "hey"], "what does not read as a setting stays the chat's text"

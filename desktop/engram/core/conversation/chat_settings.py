@@ -8,8 +8,10 @@ recalled into it. Turning memory off does not forget what was kept before; Forge
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from engram.core.errors import InvalidInput
 from engram.core.storage.database import Database
@@ -32,6 +34,40 @@ class ChatSettings:
         return cls(data["memory"] if isinstance(data.get("memory"), bool) else True,
                    data["instructions"] if isinstance(data.get("instructions"), str) else "",
                    data["model"] if isinstance(data.get("model"), str) else "")
+
+    def front_matter(self) -> list[str]:
+        """The lines of a markdown export's front matter for what differs from the defaults:
+        ``- memory: off``, ``- instructions: "…"``, ``- model: "…"`` (texts as JSON strings, so that
+        a line break or a quote stays one line)."""
+        return ((["- memory: off"] if not self.memory else [])
+                + ([f"- instructions: {json.dumps(self.instructions, ensure_ascii=False)}"] if self.instructions else [])
+                + ([f"- model: {json.dumps(self.model, ensure_ascii=False)}"] if self.model else []))
+
+
+FRONT_MATTER = ("memory", "instructions", "model")
+
+
+def model_here(model: str) -> bool:
+    """Whether a chat's model file is on this computer (an export may name another computer's)."""
+    try:
+        return Path(model).expanduser().is_file()
+    except RuntimeError:            # ~someone, who has no home here
+        return False
+
+
+def from_front_matter(name: str, value: str) -> bool | str | None:
+    """A setting's value (as ``to_json`` has it) from its front-matter line, or None when it does
+    not read as one (then the line is left as the text it is). A hand-written text need not be quoted."""
+    value = value.strip()
+    if name == "memory":
+        return {"on": True, "off": False}.get(value.lower())
+    if value.startswith('"'):
+        try:
+            text = json.loads(value)
+        except ValueError:
+            return None
+        return text if isinstance(text, str) else None
+    return value
 
 
 class ChatSettingsStore:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from engram.core.conversation.chat_settings import ChatSettings
 from engram.core.storage import dialect
 from engram.core.storage.database import Database
 from engram.core.errors import InvalidInput, NotFound
@@ -269,17 +270,23 @@ class Sessions:
         rows, lost = self.db.salvage("messages", Message.COLUMNS, "m.session_id = ?", [session_id])
         return [Message(*r) for r in rows], lost
 
-    def export_json(self, session_id: str, messages: Sequence[Message] | None = None) -> dict:
-        """``messages``: those to write (a salvage's), by default all of them."""
+    def export_json(self, session_id: str, messages: Sequence[Message] | None = None,
+                    settings: ChatSettings | None = None) -> dict:
+        """``messages``: those to write (a salvage's), by default all of them; ``settings``: the
+        chat's own, as the full export writes them."""
         session = self.get(session_id)
         messages = self.messages(session_id) if messages is None else messages
-        return {**session.to_json(), "messages": [m.to_json() for m in messages]}
+        return {**session.to_json(), **({"settings": settings.to_json()} if settings else {}),
+                "messages": [m.to_json() for m in messages]}
 
-    def export_markdown(self, session_id: str, messages: Sequence[Message] | None = None) -> str:
+    def export_markdown(self, session_id: str, messages: Sequence[Message] | None = None,
+                        settings: ChatSettings | None = None) -> str:
+        """``settings``: the chat's own, written in the front matter where they differ from the
+        defaults (``engram import markdown`` restores them)."""
         session = self.get(session_id)
         lines = [f"# {session.title or session.id}", "",
                  f"- session: `{session.id}`", f"- user: {session.user}", f"- created: {session.created_at}",
-                 f"- updated: {session.updated_at}", ""]
+                 f"- updated: {session.updated_at}", *(settings.front_matter() if settings else ()), ""]
         for m in self.messages(session_id) if messages is None else messages:
             mark = f" ({m.status})" if m.status != "complete" else ""
             lines += [f"## {m.role}{mark} — {m.created_at}", "", m.content, ""]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from engram.core import paths
 from engram.core.models import demo, measured, sources
 from engram.core.models.downloads import Progress, discard_partial, fetch, partial_size
-from engram.core.errors import InvalidInput, ModelError
+from engram.core.errors import InvalidInput, ModelError, NotFound
 from engram.core.models.gguf import check_model_file
 from engram.core.models.catalog import Catalog, CatalogEntry, load_catalog
 from engram.core.models.fit import Fit, Machine, assess
@@ -159,6 +159,37 @@ class ModelLibrary:
             return demo.NAME
         entry = self.catalog.for_file(wanted)
         return entry.title if entry is not None else wanted.stem
+
+    def chat_model_file(self, name: str) -> Path:
+        """The GGUF file that ``name`` gives a chat as its own model: a file's path, the name of a
+        chat model on this machine (a downloaded catalog one, the demo, or "demo"), as an absolute
+        path. A name for nothing here is NotFound; a catalog model not downloaded, or not a chat
+        model, is InvalidInput saying so."""
+        if not name.strip():
+            raise InvalidInput("no model was named", hint="give the path of a .gguf file or a model's name")
+        try:
+            path = Path(name).expanduser()
+        except RuntimeError:        # ~someone, who has no home here
+            path = Path(name)
+        if path.exists():
+            return check_model_file(path, "chat").resolve()
+        if len(path.parts) > 1 or path.suffix.lower() == ".gguf":
+            raise NotFound(f"there is no model file {path}", hint="give the path of an existing .gguf file")
+        wanted = name.strip().lower()
+        if wanted == "demo":
+            return demo.demo_model_path().resolve()
+        for listed, file in self.chat_models():
+            if listed.lower() == wanted:
+                return file.resolve()
+        entry = next((entry for entry in self.catalog.entries if entry.name == wanted), None)
+        if entry is not None:
+            if entry.kind != "chat":
+                raise InvalidInput(f"{entry.name} is a model of kind {entry.kind}, not a chat model",
+                                   hint="engram models list shows the chat models")
+            return Path(self.setting_for(entry.name)[1]).resolve()    # not downloaded: says how to get it
+        raise NotFound(f"there is no model file {name!r} and no chat model named so on this machine",
+                       hint="give the path of a .gguf file, the name of a downloaded model (engram models list)"
+                            " or demo")
 
     def setting_for(self, name: str) -> tuple[str, str]:
         """The setting that makes Engram use this model, and its value."""

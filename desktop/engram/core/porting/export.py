@@ -16,7 +16,8 @@ Two shapes:
                    "source", "pinned", "history": [{"action", "actor", "old_text", "new_text", "at"}]}]}
 
 - Markdown, a folder: ``sessions/<chat folder>.md`` per chat (the format ``engram import markdown``
-  reads back), ``files/<chat folder>/`` with each chat's files as they are, and ``memories.md``
+  reads back, the chat's own settings in its front matter), ``files/<chat folder>/`` with each
+  chat's files as they are, and ``memories.md``
   (preferences, then the memories by kind with their provenance and history; memories of kind
   ``message`` are the messages themselves, which are in ``sessions/``).
 
@@ -194,8 +195,9 @@ def _write_markdown(engram, user: str, folder: Path, progress) -> tuple[int, int
     titles = {}
     for n, session in enumerate(sessions):
         titles[session.id] = session.title or session.id
-        (folder / "sessions" / f"{session.folder}.md").write_text(engram.sessions.export_markdown(session.id),
-                                                                  encoding="utf-8")
+        own = engram.turn_engine.chat_settings.get(session.id)
+        (folder / "sessions" / f"{session.folder}.md").write_text(
+            engram.sessions.export_markdown(session.id, settings=own), encoding="utf-8")
         messages += engram.sessions.count_messages(session.id)
         for name, data, _ in _files(engram, session.folder):
             if data is not None:

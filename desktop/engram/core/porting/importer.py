@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engram.core.conversation.archive import ARCHIVE_JOB
-from engram.core.conversation.chat_settings import ChatSettings
+from engram.core.conversation.chat_settings import ChatSettings, model_here
 from engram.core.conversation.distill import mark_distilled
 from engram.core.errors import DatabaseError, DataDirError, EngramError, InvalidInput
 from engram.core.porting import chatgpt, claude, engram_json, markdown
@@ -170,7 +170,7 @@ def store(engram, conversation: Conversation, user: str, report: ImportReport) -
 def _own_settings(engram, session_id: str, settings: dict, conn) -> ChatSettings:
     """A chat's own settings, as its export had them (a model only when its file is here)."""
     own = ChatSettings.from_json(settings)
-    if own.model and not Path(own.model).expanduser().is_file():
+    if own.model and not model_here(own.model):
         own = ChatSettings(own.memory, own.instructions, "")
     if own != ChatSettings():
         engram.turn_engine.chat_settings.set(session_id, memory=own.memory, instructions=own.instructions,

@@ -13,8 +13,10 @@ The person is ``user``, ``you``, ``human`` or ``me``; the assistant is ``assista
 ``bot``, ``model``, ``chatgpt``, ``gpt``, ``claude``, ``gemini``, ``copilot`` or ``engram``. The
 first ``# `` heading before the first turn is the title (else the file's name). Text before the
 first turn (other than the title and Engram's ``- created: ...`` lines) becomes the first
-message, from the person, so nothing is lost. A file with no turn at all is a note the person
-wrote: it becomes one message from them, found by search like anything they said.
+message, from the person, so nothing is lost. In Engram's own export (after its ``- session:``
+line) ``- memory: off``, ``- instructions: "…"`` and ``- model: "…"`` are the chat's own settings.
+A file with no turn at all is a note the person wrote: it becomes one message from them, found by
+search like anything they said.
 
 The same file imported again adds nothing (its key is the hash of its bytes; an edited file is a
 new conversation). Times unknown from the file are the file's modification time.
@@ -28,6 +30,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
+from engram.core.conversation.chat_settings import FRONT_MATTER, from_front_matter
 from engram.core.errors import InvalidInput, NotFound
 from engram.core.porting.conversation import Conversation, Damaged, Turn, clean_text, iso_time
 
@@ -41,6 +44,7 @@ _BOLD = re.compile(rf"^\*\*({_NAMES})\s*:?\s*\*\*\s*:?\s*(.*)$", re.IGNORECASE)
 _PLAIN = re.compile(rf"^({_NAMES})\s*:\s*(.*)$", re.IGNORECASE)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
 _METADATA = re.compile(r"^- (session|user|created|updated): (.*)$")
+_SETTING = re.compile(rf"^- ({'|'.join(FRONT_MATTER)}): (.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -78,14 +82,16 @@ def conversation(path: Path) -> Conversation:
     except UnicodeDecodeError as e:
         raise InvalidInput(f"it is not valid UTF-8 text (at byte {e.start})") from None
     modified = iso_time(datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).isoformat())
-    title, created, turns = parse(text)
+    title, created, turns, settings = parse(text)
     return Conversation(f"{SOURCE}:{hashlib.sha256(data).hexdigest()}", title or path.stem, created or modified,
-                        tuple(Turn(role, body, at or modified) for role, body, at in turns))
+                        tuple(Turn(role, body, at or modified) for role, body, at in turns), settings)
 
 
-def parse(text: str) -> tuple[str, str | None, list[tuple[str, str, str | None]]]:
-    """(title, created, [(role, text, time)]) of a markdown conversation."""
+def parse(text: str) -> tuple[str, str | None, list[tuple[str, str, str | None]], dict]:
+    """(title, created, [(role, text, time)], the chat's own settings) of a markdown conversation."""
     title, created = "", None
+    settings: dict = {}
+    exported = False            # Engram's own export: its front matter may name the chat's settings
     preamble: list[str] = []
     turns: list[tuple[str, list[str], str | None]] = []
     fenced = False
@@ -101,12 +107,16 @@ def parse(text: str) -> tuple[str, str | None, list[tuple[str, str, str | None]]
             title = line[2:].strip()
         elif (meta := _METADATA.match(line)) is not None:
             created = created or (iso_time(meta.group(2)) if meta.group(1) == "created" else None)
+            exported = exported or meta.group(1) == "session"
+        elif exported and (setting := _SETTING.match(line)) is not None \
+                and (value := from_front_matter(setting.group(1), setting.group(2))) is not None:
+            settings[setting.group(1)] = value
         else:
             preamble.append(line)
     said = [(role, "\n".join(lines).strip(), at) for role, lines, at in turns]
     if "\n".join(preamble).strip():
         said.insert(0, ("user", "\n".join(preamble).strip(), None))
-    return title, created, [t for t in said if t[1]]
+    return title, created, [t for t in said if t[1]], settings
 
 
 def _marker(line: str) -> tuple[str, str, str | None] | None:
