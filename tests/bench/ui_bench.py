@@ -147,10 +147,10 @@ if imported:
     import threading, traceback
     gui, stalls, watching = threading.get_ident(), [], [True]
 
-    def watch():        # where the GUI thread is when a tick is 200 ms late: what stalls it
+    def watch():        # where the GUI thread is when a tick is 30 ms late: what stalls it
         while watching[0]:
-            time.sleep(0.05)
-            if time.perf_counter() - last[0] > 0.2 and (frame := sys._current_frames().get(gui)) is not None:
+            time.sleep(0.01)
+            if time.perf_counter() - last[0] > 0.03 and (frame := sys._current_frames().get(gui)) is not None:
                 stalls.append("".join(traceback.format_stack(frame)[-6:]))
 
     threading.Thread(target=watch, daemon=True).start()
@@ -251,7 +251,7 @@ def main() -> int:
         print("  ticks over 30 ms late, ms [gap, GUI thread on a CPU, waiting for a CPU, asleep (a lock)]:",
               marks["import_stall_split_ms"][:12])
         for where in marks["import_stalled_at"]:
-            print("  the GUI thread, 200 ms late, was at (samples):", where, sep="\n")
+            print("  the GUI thread, 30 ms late, was at (samples):", where, sep="\n")
     return 0
 
 
