@@ -13,7 +13,10 @@ Linux's schedstat). BENCH_THREADS=n gives the chat model n threads (default: one
 With BENCH_IMPORT=n (4): the longest stall while another process (``engram import chatgpt``)
 imports a ChatGPT export of about n messages (8 a chat) into the same data, the Memories tab in
 front (it follows the new memories as they are archived), until that process has ended and the
-window has shown what it wrote.
+window has shown what it wrote; with the CPU seconds of both processes and of the window's busiest
+threads, the outbox jobs the window ran itself (none: they are the importing process's), and the
+same split of late ticks. The bench waits in an event loop that sleeps between events, as the
+window's does (a loop that spun kept the GUI thread runnable and made stalls of its own).
 """
 
 from __future__ import annotations
