@@ -148,13 +148,17 @@ if imported:
     other = subprocess.Popen([sys.executable, "-m", "engram", "import", "chatgpt", str(export)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     import threading, traceback
-    gui, stalls, watching = threading.get_ident(), [], [True]
+    gui, stalls, watching, beside = threading.get_ident(), [], [True], []
 
-    def watch():        # where the GUI thread is when a tick is 30 ms late: what stalls it
+    def watch():        # where the GUI thread, and the others, are when a tick is 30 ms late: what stalls it
+        names = {}
         while watching[0]:
             time.sleep(0.01)
-            if time.perf_counter() - last[0] > 0.03 and (frame := sys._current_frames().get(gui)) is not None:
+            if time.perf_counter() - last[0] > 0.03 and (frame := (frames := sys._current_frames()).get(gui)):
                 stalls.append("".join(traceback.format_stack(frame)[-6:]))
+                names.update((t.ident, t.name) for t in threading.enumerate() if t.ident not in names)
+                beside.extend(f"{names.get(ident, ident)}: {traceback.format_stack(f)[-1].strip()}"
+                              for ident, f in frames.items() if ident not in (gui, threading.get_ident()))
 
     threading.Thread(target=watch, daemon=True).start()
     ran_here = []           # the jobs this window's own outbox ran while the other process imported
@@ -198,6 +202,7 @@ if imported:
     marks["import_over_50_ms"] = sum(gap > 50 + int(sys.argv[3]) for gap in gaps)
     outbox._run = run_job
     marks["import_stalled_at"] = [f"{n} x\n{where}" for where, n in Counter(stalls).most_common(3)]
+    marks["import_beside"] = [f"{n} x {where}" for where, n in Counter(beside).most_common(6)]
     marks["import_s"] = time.perf_counter() - started_import
     settle = time.time() + 3
     wait(lambda: time.time() > settle)
@@ -243,6 +248,7 @@ def main() -> int:
               marks["document_stall_split_ms"][:12])
         for where in marks["document_stalled_at"]:
             print("  the GUI thread, 30 ms late, was at (samples):", where, sep="\n")
+        print("  meanwhile the other Python threads were at (samples):", *marks["import_beside"], sep="\n    ")
     if marks.get("import_longest_gap_ms") is not None:
         print(f"another process imports:          {marks['import_messages']:8d} messages in {marks['import_s']:.1f} s"
               f" (the Memories tab: {marks['import_shown']})")
@@ -255,6 +261,7 @@ def main() -> int:
               marks["import_stall_split_ms"][:12])
         for where in marks["import_stalled_at"]:
             print("  the GUI thread, 30 ms late, was at (samples):", where, sep="\n")
+        print("  meanwhile the other Python threads were at (samples):", *marks["import_beside"], sep="\n    ")
     return 0
 
 
