@@ -8,9 +8,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engram.core.app import Engram
+from engram.core.conversation.sessions import Session
 from engram.core.files import FileIndex
 from engram.core.files.device import Device
 from engram.core.memory.scope import Scope
+from engram.ui.sessions_panel import SessionsPanel
 from fakes import FakeEmbedder
 
 pytestmark = pytest.mark.real_model
@@ -46,3 +48,24 @@ def test_a_chat_whose_folder_is_on_another_device_says_so(qtbot, open_window, tm
     assert "the desk" in window.files.on_device.text()
     assert not window.files.new_button.isEnabled() and not window.files.open_button.isEnabled()
     assert not engram.files.folder(session.folder).path.exists()
+
+
+def test_the_same_chats_read_again_remake_no_row(qtbot):
+    """While another Engram imports, the chats are read anew after its writes, several times a
+    second: the same listing leaves the rows alone (remaking hundreds of them stalled the window),
+    and a changed one shows, with the open chat still selected."""
+    panel = SessionsPanel()
+    qtbot.addWidget(panel)
+    chats = [Session(f"s-{n}", "u", "", f"Chat {n}", False, f"folder-{n}", "2026-12-01T10:00:00.000Z",
+                     "2026-12-01T10:00:00.000Z") for n in range(300)]
+    panel.show_sessions(chats, "s-7")
+    rows = [panel.list.item(n) for n in range(panel.list.count())]
+    panel.show_sessions(list(chats), "s-7")
+    assert [panel.list.item(n) for n in range(panel.list.count())] == rows       # the very same rows
+    assert panel.list.currentItem().data(Qt.UserRole) == "s-7"
+    panel.show_sessions(list(chats), "s-9")                                       # another chat opened meanwhile
+    assert panel.list.currentItem().data(Qt.UserRole) == "s-9" and panel.list.item(0) is rows[0]
+    renamed = Session("s-0", "u", "", "Trip to Porto", True, "folder-0", chats[0].created_at, chats[0].updated_at)
+    panel.show_sessions([renamed, *chats[1:]], "s-9")
+    assert panel.list.item(0).text().startswith("Trip to Porto\n") and panel.list.count() == 300
+    assert panel.list.currentItem().data(Qt.UserRole) == "s-9"

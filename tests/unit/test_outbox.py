@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from engram.core.conversation.outbox import Outbox
+from engram.core.conversation.outbox import Outbox, owner_alive, process_owner
 
 pytestmark = pytest.mark.both_backends
 
@@ -112,6 +114,47 @@ def test_the_worker_thread_runs_jobs_and_stops(db):
     finally:
         outbox.stop()
     assert done == [{"n": 1}]
+
+
+def test_a_running_worker_owns_the_jobs_it_queues_and_an_idle_one_does_not(db):
+    outbox = Outbox(db, {"note": lambda payload: None})
+    outbox.enqueue("note", {"n": 1})
+    outbox.start()
+    try:
+        outbox.enqueue("note", {"n": 2})
+        assert outbox.drain(timeout=5)
+    finally:
+        outbox.stop()
+    owners = dict(db.query("SELECT payload, owner FROM outbox"))
+    assert owners == {'{"n": 1}': process_owner(), '{"n": 2}': process_owner()}    # taken, and queued as its own
+    assert outbox.owner == process_owner() and owner_alive(outbox.owner)
+
+
+def test_a_job_of_another_running_process_is_left_to_it_and_taken_up_once_it_has_ended(db, clock):
+    """An importing process's jobs are not embedded by the window beside it; once it has been
+    killed, they are not stranded either: the next worker takes them up."""
+    ran = []
+    outbox = Outbox(db, {"note": ran.append}, now=clock)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with db.transaction() as conn:
+            outbox.enqueue("note", {"n": 1}, conn)
+            conn.execute("UPDATE outbox SET owner = ?", (process_owner(other.pid),))
+        assert owner_alive(process_owner(other.pid))
+        assert outbox.run_due() == 0 and outbox.drain(timeout=0) and outbox.health().pending == 1
+        assert outbox._seconds_to_next() == 5.0          # nothing of its own to wake up for
+    finally:
+        other.kill()
+        other.wait()
+    assert not owner_alive(db.query_one("SELECT owner FROM outbox")[0])
+    assert outbox.run_due() == 1 and ran == [{"n": 1}] and outbox.health().pending == 0
+
+
+def test_an_owner_on_another_machine_or_with_a_reused_process_id_is_not_alive():
+    host, pid, started = process_owner().rsplit(" ", 2)
+    assert owner_alive(f"{host} {pid} {started}")
+    assert not owner_alive(f"{host} {pid} {float(started) - 60:.2f}")     # the id now belongs to another process
+    assert not owner_alive(f"elsewhere.example {pid} {started}")         # cannot be asked: its jobs are taken up
 
 
 def test_a_worker_that_cannot_record_its_work_says_so_and_goes_on_once_it_can(tmp_path, monkeypatch):

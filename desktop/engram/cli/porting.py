@@ -63,15 +63,17 @@ def _import(args) -> int:
     engram = open_engram(args)
     user = args.user or engram.user
     bar = _Bar()
-    report = importer.import_file(engram, args.source, Path(args.path), user, progress=bar)
-    if report.archive_jobs and not args.no_wait:
+    if not args.no_wait:    # before importing: the jobs queued are then this process's, not a window's
         engram.outbox.start()
-        try:
-            importer.wait_archived(engram, report, progress=bar)
-        except KeyboardInterrupt:
-            report.archived = False
-        finally:
-            engram.outbox.stop()
+    try:
+        report = importer.import_file(engram, args.source, Path(args.path), user, progress=bar)
+        if report.archive_jobs and not args.no_wait:
+            try:
+                importer.wait_archived(engram, report, progress=bar)
+            except KeyboardInterrupt:
+                report.archived = False
+    finally:
+        engram.outbox.stop()
     bar.end()
     for line in report.lines():
         print(line)

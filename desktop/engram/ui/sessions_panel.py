@@ -81,30 +81,31 @@ class SessionsPanel(QWidget):
         settings.setToolTip(self.tr("Models, memory, preferences, data folder (Ctrl+,)"))
         settings.clicked.connect(self.settings_requested)
         layout.addWidget(settings)
+        self._rows: list[tuple[str, str, str, str]] = []     # shown: id, title, when, folder
         self._titles: dict[str, str] = {}
         self._folders: dict[str, str] = {}
         self.trash = ""                 # where a deleted chat's folder goes (<data dir>/trash), once known
         self._quiet = False
 
     def show_sessions(self, sessions: list, current: str | None) -> None:
-        """Replace the list (newest use first, as the core sorts them) and keep the selection."""
-        self._quiet = True
-        self.list.clear()
-        self._titles = {}
-        self._folders = {}
-        for session in sessions:
-            title = session.title or self.tr("New chat")
-            self._titles[session.id] = title
-            self._folders[session.id] = session.folder
-            item = QListWidgetItem(f"{title}\n{ago(session.updated_at)}")
-            item.setData(Qt.UserRole, session.id)
-            item.setToolTip(title + "\n" + self.tr("folder: {folder}").format(folder=session.folder))
-            self.list.addItem(item)
-            if session.id == current:
-                self.list.setCurrentItem(item)
+        """Replace the list (newest use first, as the core sorts them) and select ``current``. The
+        same rows again change nothing: while another Engram imports, the chats are read anew after
+        its writes, several times a second, and making hundreds of rows each time stalled the window."""
+        rows = [(s.id, s.title or self.tr("New chat"), ago(s.updated_at), s.folder) for s in sessions]
+        if rows != self._rows:
+            self._quiet = True
+            self.list.clear()
+            self._rows = rows
+            self._titles = {session_id: title for session_id, title, _, _ in rows}
+            self._folders = {session_id: folder for session_id, _, _, folder in rows}
+            for session_id, title, when, folder in rows:
+                item = QListWidgetItem(f"{title}\n{when}")
+                item.setData(Qt.UserRole, session_id)
+                item.setToolTip(title + "\n" + self.tr("folder: {folder}").format(folder=folder))
+                self.list.addItem(item)
+        self.highlight(current)
         self.empty.setVisible(not sessions)
         self.empty.setText(self.tr("No chats match.") if self.search.text().strip() else self.tr("No chats yet."))
-        self._quiet = False
 
     def highlight(self, session_id: str | None) -> None:
         """Select the chat that is open (opened from elsewhere: Go to source, a new chat) without

@@ -6,15 +6,20 @@ with exponential backoff; after ``max_attempts`` it is marked failed, counted by
 ``engram doctor`` and the window's memory-health indicator) and rerun by ``retry_failed()``.
 Nothing is swallowed: every error is kept in ``last_error``.
 
-On PostgreSQL several Engram processes may share one queue: a worker claims a job by locking its
-row (``FOR UPDATE SKIP LOCKED``, the others pass it by) until the job's outcome is recorded, so no
-job runs twice, and a worker that dies releases its claim with its connection.
+Several Engram processes may share one queue (the window, and ``engram import`` in a terminal).
+A job queued or taken by a process whose worker runs is that process's (``owner``): the others leave
+it to it while it runs, so a window does not embed, beside the importing process, what that process
+will embed anyway; once the owner has ended (or crashed), any worker takes the job up. On
+PostgreSQL a worker also locks the job's row (``FOR UPDATE SKIP LOCKED``, the others pass it by)
+until the job's outcome is recorded, and a worker that dies releases that lock with its connection.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,12 +28,34 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import psutil
+
 from engram.core.storage.database import Database
 from engram.core.storage.postgres import PostgresDatabase
 
 log = logging.getLogger(__name__)
 STALLED_RETRY_SECONDS = 5.0   # how soon a worker whose database failed tries again
 Handler = Callable[[dict], None]
+
+
+def process_owner(pid: int | None = None) -> str:
+    """Who owns the jobs a process's worker queues or takes: its host, id and start time (an id
+    alone is given to another process once this one has ended)."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()} {pid} {psutil.Process(pid).create_time():.2f}"
+
+
+def owner_alive(owner: str) -> bool:
+    """Whether the process that owns a job still runs. A process on another machine (a shared
+    server) cannot be asked: its jobs are taken up, as they always were, rather than left undone."""
+    host, pid, started = owner.rsplit(" ", 2)
+    if host != socket.gethostname():
+        return False
+    try:
+        process = psutil.Process(int(pid))
+        return f"{process.create_time():.2f}" == started and process.status() != psutil.STATUS_ZOMBIE
+    except (psutil.Error, ValueError):
+        return False
 
 
 def _iso(at: datetime) -> str:
@@ -57,6 +84,10 @@ class Job:
         return {"id": self.id, "kind": self.kind, "payload": self.payload, "state": self.state,
                 "attempts": self.attempts, "next_attempt_at": self.next_attempt_at, "last_error": self.last_error,
                 "created_at": self.created_at, "updated_at": self.updated_at}
+
+
+_DUE = (f"SELECT {Job.COLUMNS}, owner FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?{{others}}"
+        " ORDER BY next_attempt_at, id LIMIT 1")     # the next job due, but those of ``others``
 
 
 @dataclass(frozen=True)
@@ -90,13 +121,15 @@ class Outbox:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.owner = process_owner()
         self.stalled = ""    # set while the worker cannot record its work (e.g. a full disk)
 
     # -- queueing ------------------------------------------------------------------------------
 
     def enqueue(self, kind: str, payload: dict, conn=None, *, unique: bool = False) -> int | None:
         """Queue a job; pass ``conn`` to make it part of the caller's transaction. With ``unique``,
-        an identical pending job is not queued twice (returns None)."""
+        an identical pending job is not queued twice (returns None). While this process's worker
+        runs, the job is its own: other processes leave it to this one."""
         if conn is None:
             with self.db.transaction() as own:
                 job_id = self.enqueue(kind, payload, own, unique=unique)
@@ -107,8 +140,8 @@ class Outbox:
                                    (kind, text)).fetchone():
             return None
         at = _iso(self.now())
-        conn.execute("INSERT INTO outbox(kind, payload, next_attempt_at, created_at, updated_at) VALUES (?,?,?,?,?)",
-                     (kind, text, at, at, at))
+        conn.execute("INSERT INTO outbox(kind, payload, next_attempt_at, created_at, updated_at, owner)"
+                     " VALUES (?,?,?,?,?,?)", (kind, text, at, at, at, self.owner if self.running else None))
         return conn.last_insert_rowid()
 
     def wake(self) -> None:
@@ -129,21 +162,43 @@ class Outbox:
                 ran += 1
         return ran
 
+    def _others(self) -> tuple[str, list[str]]:
+        """SQL that leaves out pending jobs of other processes that still run, and its parameters."""
+        owners = [o for (o,) in self.db.query("SELECT DISTINCT owner FROM outbox WHERE state = 'pending'"
+                                              " AND owner IS NOT NULL AND owner != ?", (self.owner,))]
+        alive = [o for o in owners if owner_alive(o)]
+        return (f" AND (owner IS NULL OR owner NOT IN ({','.join('?' * len(alive))}))" if alive else ""), alive
+
     @contextmanager
     def _claimed(self) -> Iterator[tuple[Job, Any] | None]:
-        """The next due job and where to record its outcome, or None. SQLite has one writer and one
-        worker per process (``_running``): the job is read and its outcome written as any row. On a
-        server the job's row stays locked until its outcome is recorded, in a transaction of its own
-        beside the ones its handler commits; other workers skip it."""
-        due = (f"SELECT {Job.COLUMNS} FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?"
-               " ORDER BY next_attempt_at, id LIMIT 1")
+        """The next due job this process may run and where to record its outcome, or None. SQLite
+        has one writer and one worker per process (``_running``): the job is made this process's
+        (unless another took it first) and its outcome written as any row. On a server the job's row
+        stays locked until its outcome is recorded, in a transaction of its own beside the ones its
+        handler commits (and so is the job's new owner); other workers skip it."""
         if not isinstance(self.db, PostgresDatabase):
-            row = self.db.query_one(due, (_iso(self.now()),))
+            row = self._take()
             yield None if row is None else (Job.from_row(row), self.db)
             return
+        others, alive = self._others()
         with self.db.detached_transaction() as conn:
-            row = conn.execute(due + " FOR UPDATE SKIP LOCKED", (_iso(self.now()),)).fetchone()
-            yield None if row is None else (Job.from_row(row), conn)
+            row = conn.execute(_DUE.format(others=others) + " FOR UPDATE SKIP LOCKED",
+                               (_iso(self.now()), *alive)).fetchone()
+            if row is not None and row[-1] != self.owner:
+                conn.execute("UPDATE outbox SET owner = ? WHERE id = ?", (self.owner, row[0]))
+            yield None if row is None else (Job.from_row(row[:-1]), conn)
+
+    def _take(self) -> tuple | None:
+        """The next due job this process may run, made its own (SQLite), or None."""
+        while True:
+            others, alive = self._others()
+            row = self.db.query_one(_DUE.format(others=others), (_iso(self.now()), *alive))
+            if row is None or row[-1] == self.owner:
+                return None if row is None else row[:-1]
+            with self.db.transaction() as conn:      # unless another process took it meanwhile
+                if conn.execute("UPDATE outbox SET owner = ? WHERE id = ? AND state = 'pending' AND owner IS ?"
+                                " RETURNING id", (self.owner, row[0], row[-1])).fetchall():
+                    return row[:-1]
 
     def _run(self, job: Job, outcome) -> None:
         """Run the job and record how it went through ``outcome`` (what ``_claimed`` gave)."""
@@ -191,7 +246,10 @@ class Outbox:
             self._wake.clear()
 
     def _seconds_to_next(self, most: float = 5.0) -> float:
-        row = self.db.query_one("SELECT min(next_attempt_at) FROM outbox WHERE state = 'pending'")
+        """How long until a job this process may run is due; at most ``most``, so that jobs left by
+        a process that has ended meanwhile are taken up soon."""
+        others, alive = self._others()
+        row = self.db.query_one(f"SELECT min(next_attempt_at) FROM outbox WHERE state = 'pending'{others}", alive)
         if not row or row[0] is None:
             return most
         due = datetime.fromisoformat(row[0].replace("Z", "+00:00"))
@@ -212,15 +270,20 @@ class Outbox:
 
     def drain(self, timeout: float = 60.0) -> bool:
         """Run every job that is due, also ones that become due within ``timeout`` seconds after a
-        retry; returns whether nothing pending is left. For the CLI, which exits after one turn."""
+        retry; returns whether nothing pending is left, but the jobs of other Engram processes that
+        still run (which those do). For the CLI, which exits after one turn."""
         deadline = self.now() + timedelta(seconds=timeout)
         while self.now() < deadline:
             self.run_due()
-            health = self.health()
-            if health.pending == 0:
+            if self._pending_here() == 0:
                 return True
             time.sleep(max(0.0, min(self._seconds_to_next(), (deadline - self.now()).total_seconds())))
-        return self.health().pending == 0
+        return self._pending_here() == 0
+
+    def _pending_here(self) -> int:
+        """Pending jobs this process may run (not those another running process will)."""
+        others, alive = self._others()
+        return self.db.query_one(f"SELECT count(*) FROM outbox WHERE state = 'pending'{others}", alive)[0]
 
     # -- health --------------------------------------------------------------------------------
 

@@ -428,6 +428,11 @@ CREATE TABLE forks (
 );
 CREATE INDEX forks_by_session ON forks(session_id, after_id);
 """),
+    Migration(19, "outbox_owner", """
+-- The Engram process whose worker queued or took a job (host, process id, start time): while that
+-- process runs, other processes leave the job to it; once it has ended, anyone takes the job up.
+ALTER TABLE outbox ADD COLUMN owner TEXT;
+"""),
 ]
 
 

@@ -325,4 +325,8 @@ CREATE TABLE forks (
 );
 CREATE INDEX forks_by_session ON forks(session_id, after_id);
 """),
+    Migration(14, "outbox_owner", """
+-- As SQLite's migration 19.
+ALTER TABLE outbox ADD COLUMN owner TEXT;
+"""),
 ]
