@@ -130,6 +130,16 @@ def test_a_changed_memory_moves_to_its_new_vector_and_kind(db):
     assert [i for i, _ in index.nearest(rows[1], Scope(user="alice"), ("fact",), 5)] == [ids[0]]
 
 
+def test_a_memory_embedded_twice_keeps_the_later_vector(db):
+    """Two processes may embed the same new memory: the second one's vector replaces the first's."""
+    index = model(db)
+    ids, rows = remember(db, index, ALICE, 30, seed=4)
+    with db.transaction() as conn:   # as the other process's MemoryStore.embed_pending does, unaware
+        index.put(conn, [(ids[0], ALICE, "message")], rows[1:2])
+    assert index.count() == 30
+    assert {i for i, _ in index.nearest(rows[1], Scope(user="alice"), (), 2)} == {ids[0], ids[1]}
+
+
 def test_deleted_memories_lose_their_vectors_in_every_model(db):
     first, second = model(db, "model-a"), model(db, "model-b", 16)
     ids, rows = remember(db, first, ALICE, 60, seed=10)

@@ -35,9 +35,13 @@ class Vec0Index(VectorIndex):
             " kind TEXT, session TEXT, agent TEXT, application TEXT)")
 
     def put(self, conn, rows: Sequence[tuple[int, Scope, str]], vectors: np.ndarray) -> None:
+        """A vector already there is replaced: vec0 does not honour OR REPLACE, and two processes may
+        embed the same new memory (an import and a window archiving its reply): the second failed
+        with "UNIQUE constraint failed" and its job was retried."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        conn.executemany(f"DELETE FROM {self.table} WHERE memory_id = ?", [(mid,) for mid, _, _ in rows])
         conn.executemany(
-            f"INSERT OR REPLACE INTO {self.table}(memory_id, user, embedding, kind, session, agent, application)"
+            f"INSERT INTO {self.table}(memory_id, user, embedding, kind, session, agent, application)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(mid, scope.user, vec.tobytes(), kind, scope.session, scope.agent, scope.application)
              for (mid, scope, kind), vec in zip(rows, vectors)])
